@@ -1,0 +1,317 @@
+"""Loading gold suites: YAML, JSON or JSONL, whole or not at all."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import yaml
+
+from codegold.cases.model import (
+    ACCEPTED_GROUP_ID,
+    Case,
+    Context,
+    Group,
+    SuiteFile,
+    Target,
+)
+from codegold.errors import InputError
+
+DEFAULT_CUTOFF = 5
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedCase:
+    """A case with suite defaults applied: what the evaluator works on."""
+
+    id: str
+    query: str
+    query_class: str | None
+    revision: str | None
+    cutoff: int
+    context: Context | None
+    groups: tuple[Group, ...]
+    supporting: tuple[Target, ...]
+    forbidden_path_prefixes: tuple[str, ...]
+    rationale: str | None
+    tags: tuple[str, ...]
+    source: Case
+
+    @property
+    def required_targets(self) -> tuple[Target, ...]:
+        return tuple(t for g in self.groups for t in g.any_of)
+
+
+@dataclass(frozen=True, slots=True)
+class Suite:
+    """A loaded suite: its cases in file order, and the digest of the file's bytes."""
+
+    path: str
+    name: str | None
+    repository_name: str | None
+    revision: str | None
+    digest: str
+    cases: tuple[ResolvedCase, ...]
+
+    def by_id(self) -> dict[str, ResolvedCase]:
+        return {c.id: c for c in self.cases}
+
+    @property
+    def revisions(self) -> tuple[str, ...]:
+        return tuple(sorted({c.revision for c in self.cases if c.revision}))
+
+
+_PATH_PART = re.compile(r"\.([A-Za-z_$][\w$]*)|\[(\d+)\]")
+
+
+def _split_path(path: str) -> list[str | int]:
+    parts: list[str | int] = []
+    for name, index in _PATH_PART.findall(path.removeprefix("$")):
+        parts.append(int(index) if index else name)
+    return parts
+
+
+def _yaml_line(text: str, parts: Sequence[str | int]) -> int | None:
+    """The 1-based line of the node at ``parts`` in a YAML/JSON document, if found."""
+    try:
+        node: Any = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return None
+    line: int | None = None
+    for part in parts:
+        if node is None:
+            break
+        line = node.start_mark.line + 1
+        if isinstance(part, int) and isinstance(node, yaml.SequenceNode):
+            node = node.value[part] if part < len(node.value) else None
+        elif isinstance(part, str) and isinstance(node, yaml.MappingNode):
+            found = None
+            for key, value in node.value:
+                if key.value == part:
+                    found = value
+                    line = key.start_mark.line + 1
+                    break
+            node = found
+        else:
+            break
+    if node is not None:
+        line = node.start_mark.line + 1
+    return line
+
+
+def _case_and_field(raw: Any, parts: Sequence[str | int]) -> tuple[str | None, str | None]:
+    """Map a document path to (case id, field path inside the case)."""
+    if len(parts) >= 2 and parts[0] == "cases" and isinstance(parts[1], int):
+        case_id = None
+        cases = raw.get("cases") if isinstance(raw, dict) else None
+        if isinstance(cases, list) and parts[1] < len(cases) and isinstance(cases[parts[1]], dict):
+            cid = cases[parts[1]].get("id")
+            case_id = str(cid) if cid is not None else f"#{parts[1] + 1}"
+        else:
+            case_id = f"#{parts[1] + 1}"
+        field = _render_parts(parts[2:])
+        return case_id, field or None
+    return None, _render_parts(parts) or None
+
+
+def _render_parts(parts: Sequence[str | int]) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else p)
+    return out
+
+
+def _unknown_field(message: str) -> str | None:
+    m = re.search(r"unknown field `([^`]+)`", message)
+    return m.group(1) if m else None
+
+
+def _decode_text(path: Path, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(
+            f"not UTF-8 (byte {exc.start}: {data[exc.start : exc.start + 1]!r})",
+            file=str(path),
+            line=line,
+        ) from None
+
+
+def _parse_document(path: Path, text: str) -> Any:
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        cases: list[Any] = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                cases.append(msgspec.json.decode(line))
+            except msgspec.DecodeError as exc:
+                raise InputError(f"invalid JSON: {exc}", file=str(path), line=number) from None
+        return {"cases": cases}
+    if suffix == ".json":
+        try:
+            return msgspec.json.decode(text)
+        except msgspec.DecodeError as exc:
+            raise InputError(f"invalid JSON: {exc}", file=str(path)) from None
+    try:
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise InputError(f"invalid YAML: {problem}", file=str(path), line=line) from None
+
+
+def _jsonl_line(text: str, index: int) -> int | None:
+    seen = -1
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            seen += 1
+            if seen == index:
+                return number
+    return None
+
+
+def load_suite(path: str | Path) -> Suite:
+    """Load and validate a suite. Raises :class:`InputError` naming file, case and field."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such file", file=str(p)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a suite file", file=str(p)) from None
+    text = _decode_text(p, data)
+    if not text.strip():
+        raise InputError("empty suite file", file=str(p))
+    raw = _parse_document(p, text)
+    if isinstance(raw, list):
+        raw = {"cases": raw}
+    if not isinstance(raw, dict):
+        raise InputError("expected a mapping with 'cases' or a list of cases", file=str(p))
+    try:
+        parsed = msgspec.convert(raw, SuiteFile)
+    except msgspec.ValidationError as exc:
+        message = str(exc)
+        m = re.search(r" - at `([^`]+)`$", message)
+        parts = _split_path(m.group(1)) if m else []
+        detail = message[: m.start()] if m else message
+        unknown = _unknown_field(detail)
+        if unknown is not None:
+            parts = [*parts, unknown]
+        case_id, field = _case_and_field(raw, parts)
+        line = None
+        if p.suffix.lower() == ".jsonl":
+            if len(parts) >= 2 and isinstance(parts[1], int):
+                line = _jsonl_line(text, parts[1])
+        elif len(data) < 5_000_000:
+            line = _yaml_line(text, parts)
+        raise InputError(detail, file=str(p), case_id=case_id, field=field, line=line) from None
+    return _resolve(p, parsed, digest=hashlib.sha256(data).hexdigest())
+
+
+def _resolve(path: Path, parsed: SuiteFile, *, digest: str) -> Suite:
+    defaults = parsed.defaults
+    suite_rev = parsed.repository.revision if parsed.repository else None
+    default_cutoff = defaults.cutoff if defaults and defaults.cutoff else DEFAULT_CUTOFF
+    default_forbidden = defaults.forbidden_path_prefixes if defaults else None
+    default_tags = defaults.tags if defaults else None
+    seen: set[str] = set()
+    resolved: list[ResolvedCase] = []
+    if not parsed.cases:
+        raise InputError("the suite has no cases", file=str(path), field="cases")
+    for case in parsed.cases:
+        if case.id in seen:
+            raise InputError("duplicate case id", file=str(path), case_id=case.id, field="id")
+        seen.add(case.id)
+        groups: list[Group] = []
+        if case.accepted is not None:
+            if not case.accepted:
+                raise InputError(
+                    "'accepted' is empty", file=str(path), case_id=case.id, field="accepted"
+                )
+            groups.append(Group(id=ACCEPTED_GROUP_ID, any_of=case.accepted))
+        group_ids: set[str] = {ACCEPTED_GROUP_ID} if case.accepted else set()
+        for i, group in enumerate(case.groups or ()):
+            if group.id in group_ids:
+                raise InputError(
+                    f"duplicate group id {group.id!r}",
+                    file=str(path),
+                    case_id=case.id,
+                    field=f"groups[{i}].id",
+                )
+            if not group.any_of:
+                raise InputError(
+                    "group has no targets", file=str(path), case_id=case.id, field=f"groups[{i}].anyOf"
+                )
+            group_ids.add(group.id)
+            groups.append(group)
+        if not groups:
+            raise InputError(
+                "a case needs 'accepted' or 'groups'",
+                file=str(path),
+                case_id=case.id,
+                field="accepted",
+            )
+        for where, targets in _all_targets(case):
+            for j, target in enumerate(targets):
+                if (target.file is None) == (target.file_pattern is None):
+                    raise InputError(
+                        "a target needs exactly one of 'file' or 'filePattern'",
+                        file=str(path),
+                        case_id=case.id,
+                        field=f"{where}[{j}]",
+                    )
+                if target.lines is not None and target.lines.end < target.lines.start:
+                    raise InputError(
+                        "lines end before they start",
+                        file=str(path),
+                        case_id=case.id,
+                        field=f"{where}[{j}].lines",
+                    )
+        forbidden = case.forbidden_path_prefixes
+        if forbidden is None:
+            forbidden = default_forbidden or ()
+        tags = tuple(dict.fromkeys([*(default_tags or ()), *(case.tags or ())]))
+        resolved.append(
+            ResolvedCase(
+                id=case.id,
+                query=case.query,
+                query_class=case.query_class,
+                revision=case.repository_revision or suite_rev,
+                cutoff=case.cutoff or default_cutoff,
+                context=case.context,
+                groups=tuple(groups),
+                supporting=case.supporting or (),
+                forbidden_path_prefixes=tuple(forbidden),
+                rationale=case.rationale,
+                tags=tags,
+                source=case,
+            )
+        )
+    return Suite(
+        path=str(path),
+        name=parsed.suite,
+        repository_name=parsed.repository.name if parsed.repository else None,
+        revision=suite_rev,
+        digest=digest,
+        cases=tuple(resolved),
+    )
+
+
+def _all_targets(case: Case) -> list[tuple[str, tuple[Target, ...]]]:
+    out: list[tuple[str, tuple[Target, ...]]] = []
+    if case.accepted:
+        out.append(("accepted", case.accepted))
+    for i, g in enumerate(case.groups or ()):
+        out.append((f"groups[{i}].anyOf", g.any_of))
+    if case.supporting:
+        out.append(("supporting", case.supporting))
+    return out

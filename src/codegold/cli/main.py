@@ -1,0 +1,81 @@
+"""Entry point. Commands live in their own modules and are imported only when used,
+so `codegold --help` stays fast (no numpy, tree-sitter or rich at start-up)."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from typing import Any
+
+import click
+
+from codegold.errors import CodegoldError
+
+# name -> (module, attribute, one-line help). Built-ins are registered exactly like
+# a third party would be: by import path.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "run": ("codegold.cli.run_cmd", "run", "Index, retrieve, evaluate and summarise a suite."),
+    "eval": ("codegold.cli.eval_cmd", "eval_", "Evaluate recorded attempts against a suite."),
+    "index": ("codegold.cli.index_cmd", "index", "Index a repository at a revision."),
+    "search": ("codegold.cli.index_cmd", "search", "Search an index, optionally explaining ranks."),
+    "chunks": ("codegold.cli.index_cmd", "chunks", "Show how one file is chunked."),
+    "retrieve": ("codegold.cli.run_cmd", "retrieve", "Retrieve for every case of a suite."),
+    "schema": ("codegold.cli.eval_cmd", "schema", "Print the JSON Schema of a file format."),
+    "compare": ("codegold.cli.compare_cmd", "compare", "Compare two runs case by case."),
+    "gate": ("codegold.cli.compare_cmd", "gate", "Decide whether a run blocks CI."),
+    "export-trec": ("codegold.cli.compare_cmd", "export_trec", "Write TREC qrels and run files."),
+    "diagnose": ("codegold.cli.diagnose_cmd", "diagnose", "Explain failed cases."),
+    "lint": ("codegold.cli.diagnose_cmd", "lint", "Check a suite's labels against a repository."),
+    "report": ("codegold.cli.report_cmd", "report", "Write HTML or JUnit reports."),
+    "tune": ("codegold.cli.tune_cmd", "tune", "Tune retriever weights on a training split."),
+    "answers": ("codegold.cli.compare_cmd", "answers", "Join answer logs to retrieval attempts."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(n for n, (mod, _, _) in COMMANDS.items() if _available(mod))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        spec = COMMANDS.get(cmd_name)
+        if spec is None or not _available(spec[0]):
+            return None
+        module = importlib.import_module(spec[0])
+        command: click.Command = getattr(module, spec[1])
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def _available(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+@click.group(cls=LazyGroup)
+@click.version_option(package_name="codegold")
+def cli() -> None:
+    """Evaluate code retrieval at the real cutoff, and say which boundary broke.
+
+    Exit codes: 0 ok, 1 gate blocked, 2 bad input or usage, 3 environment.
+    """
+
+
+def main(argv: list[str] | None = None) -> Any:
+    try:
+        return cli.main(args=argv, standalone_mode=False)
+    except CodegoldError as exc:
+        click.echo(f"codegold: error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("codegold: aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
