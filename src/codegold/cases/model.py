@@ -17,18 +17,20 @@ Cutoff = Annotated[int, msgspec.Meta(ge=1)]
 NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
 
 
-class _Model(msgspec.Struct, rename="camel", forbid_unknown_fields=True, frozen=True, omit_defaults=True):
+class _Model(
+    msgspec.Struct, rename="camel", forbid_unknown_fields=True, frozen=True, omit_defaults=True
+):
     pass
 
 
-class Lines(_Model, array_like=True):
+class Lines(_Model, frozen=True, array_like=True):
     """A 1-based inclusive span ``[start, end]`` at the pinned revision."""
 
     start: Annotated[int, msgspec.Meta(ge=1)]
     end: Annotated[int, msgspec.Meta(ge=1)]
 
 
-class Target(_Model):
+class Target(_Model, frozen=True):
     """Evidence that satisfies a case: a file (or glob), optional symbol and roles."""
 
     file: NonEmpty | None = None
@@ -47,14 +49,14 @@ class Target(_Model):
         return "".join(parts)
 
 
-class Group(_Model):
+class Group(_Model, frozen=True):
     """A required evidence group: satisfied by any one of its targets."""
 
     id: NonEmpty
     any_of: tuple[Target, ...]
 
 
-class Context(_Model):
+class Context(_Model, frozen=True):
     """Reliable user state only."""
 
     open_file: str | None = None
@@ -63,19 +65,19 @@ class Context(_Model):
     package: str | None = None
 
 
-class Repository(_Model):
+class Repository(_Model, frozen=True):
     name: str | None = None
     revision: Sha | None = None
     url: str | None = None
 
 
-class Defaults(_Model):
+class Defaults(_Model, frozen=True):
     cutoff: Cutoff | None = None
     forbidden_path_prefixes: tuple[str, ...] | None = None
     tags: tuple[str, ...] | None = None
 
 
-class Case(_Model):
+class Case(_Model, frozen=True):
     """One gold case. ``cutoff`` and revision may come from the suite."""
 
     id: NonEmpty
@@ -92,7 +94,7 @@ class Case(_Model):
     tags: tuple[str, ...] | None = None
 
 
-class SuiteFile(_Model):
+class SuiteFile(_Model, frozen=True):
     """The top level of a suite file as written."""
 
     cases: tuple[Case, ...]

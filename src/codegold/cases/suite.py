@@ -32,7 +32,7 @@ class ResolvedCase:
     id: str
     query: str
     query_class: str | None
-    revision: str | None
+    revision: str
     cutoff: int
     context: Context | None
     groups: tuple[Group, ...]
@@ -126,6 +126,14 @@ def _render_parts(parts: Sequence[str | int]) -> str:
     return out
 
 
+def _friendly(message: str) -> str:
+    message = message.replace(" | null", "")
+    return message.replace(
+        "Expected `str` matching regex '^[0-9a-f]{40}$'",
+        "expected a full 40-hex commit SHA (lowercase)",
+    )
+
+
 def _unknown_field(message: str) -> str | None:
     m = re.search(r"unknown field `([^`]+)`", message)
     return m.group(1) if m else None
@@ -164,9 +172,9 @@ def _parse_document(path: Path, text: str) -> Any:
         return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
+        at: int | None = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc)
-        raise InputError(f"invalid YAML: {problem}", file=str(path), line=line) from None
+        raise InputError(f"invalid YAML: {problem}", file=str(path), line=at) from None
 
 
 def _jsonl_line(text: str, index: int) -> int | None:
@@ -202,7 +210,7 @@ def load_suite(path: str | Path) -> Suite:
         message = str(exc)
         m = re.search(r" - at `([^`]+)`$", message)
         parts = _split_path(m.group(1)) if m else []
-        detail = message[: m.start()] if m else message
+        detail = _friendly(message[: m.start()] if m else message)
         unknown = _unknown_field(detail)
         if unknown is not None:
             parts = [*parts, unknown]
@@ -249,7 +257,10 @@ def _resolve(path: Path, parsed: SuiteFile, *, digest: str) -> Suite:
                 )
             if not group.any_of:
                 raise InputError(
-                    "group has no targets", file=str(path), case_id=case.id, field=f"groups[{i}].anyOf"
+                    "group has no targets",
+                    file=str(path),
+                    case_id=case.id,
+                    field=f"groups[{i}].anyOf",
                 )
             group_ids.add(group.id)
             groups.append(group)
@@ -279,13 +290,36 @@ def _resolve(path: Path, parsed: SuiteFile, *, digest: str) -> Suite:
         forbidden = case.forbidden_path_prefixes
         if forbidden is None:
             forbidden = default_forbidden or ()
+        revision = case.repository_revision or suite_rev
+        if revision is None:
+            raise InputError(
+                "no revision: set repositoryRevision on the case or repository.revision "
+                "on the suite (a full 40-hex commit SHA)",
+                file=str(path),
+                case_id=case.id,
+                field="repositoryRevision",
+            )
+        for i, group in enumerate(groups):
+            for j, target in enumerate(group.any_of):
+                trap = next(
+                    (p for p in forbidden if target.file and target.file.startswith(p)), None
+                )
+                if trap is not None:
+                    raise InputError(
+                        f"required target {target.file!r} lies under forbidden prefix {trap!r}",
+                        file=str(path),
+                        case_id=case.id,
+                        field="accepted"
+                        if group.id == ACCEPTED_GROUP_ID and case.accepted
+                        else f"groups[{i - (1 if case.accepted else 0)}].anyOf[{j}]",
+                    )
         tags = tuple(dict.fromkeys([*(default_tags or ()), *(case.tags or ())]))
         resolved.append(
             ResolvedCase(
                 id=case.id,
                 query=case.query,
                 query_class=case.query_class,
-                revision=case.repository_revision or suite_rev,
+                revision=revision,
                 cutoff=case.cutoff or default_cutoff,
                 context=case.context,
                 groups=tuple(groups),

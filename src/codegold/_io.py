@@ -1,0 +1,48 @@
+"""Atomic, deterministic file output."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+_encoder = msgspec.json.Encoder(order="deterministic")
+
+
+def write_bytes_atomic(path: str | Path, data: bytes) -> None:
+    """Write to a temp file in the same folder, fsync, then rename over ``path``."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def encode_json(value: Any, *, pretty: bool = True) -> bytes:
+    """Deterministic JSON: sorted dict keys, struct fields in declaration order."""
+    raw = _encoder.encode(value)
+    if pretty:
+        raw = msgspec.json.format(raw, indent=2)
+    return raw + b"\n"
+
+
+def write_json_atomic(path: str | Path, value: Any, *, pretty: bool = True) -> None:
+    write_bytes_atomic(path, encode_json(value, pretty=pretty))
+
+
+def write_jsonl_atomic(path: str | Path, values: list[Any]) -> None:
+    write_bytes_atomic(path, b"".join(_encoder.encode(v) + b"\n" for v in values))

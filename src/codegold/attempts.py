@@ -1,0 +1,141 @@
+"""The retrieval-attempt contract (SPEC §2): what a retriever produced for a case."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from codegold.errors import InputError
+from codegold.roles import Role
+
+
+class _Model(msgspec.Struct, rename="camel", frozen=True, omit_defaults=True):
+    pass
+
+
+class IndexManifest(_Model, frozen=True):
+    """Identity of the index an attempt was served from; written last by a build."""
+
+    build_id: str
+    repository_revision: str
+    chunker_version: str
+    path_policy: str
+    built_at: str
+    complete: bool
+    format_version: str | None = None
+    signals: tuple[str, ...] | None = None
+    embedding: dict[str, Any] | None = None
+    repository: str | None = None
+    files_indexed: int | None = None
+    chunks: int | None = None
+
+
+class RetrievedChunk(_Model, frozen=True):
+    chunk_id: str
+    file: str
+    start_line: int
+    end_line: int
+    role: Role
+    repository_revision: str
+    score: float
+    symbol: str | None = None
+    symbols: tuple[str, ...] | None = None
+    excerpt: str | None = None
+
+
+class RetrieverInfo(_Model, frozen=True):
+    name: str
+    version: str | None = None
+    config: dict[str, Any] | None = None
+
+
+class Attempt(_Model, frozen=True):
+    attempt_id: str
+    case_id: str
+    ranked: tuple[RetrievedChunk, ...]
+    retry_of: str | None = None
+    query: str | None = None
+    rewritten_query: str | None = None
+    filters: dict[str, Any] | None = None
+    index: IndexManifest | None = None
+    retriever: RetrieverInfo | None = None
+    candidates: tuple[RetrievedChunk, ...] | None = None
+    context_ids: tuple[str, ...] | None = None
+    started_at: str | None = None
+    duration_ms: float | None = None
+    debug: dict[str, Any] | None = None
+
+
+_decoder = msgspec.json.Decoder(Attempt)
+
+
+def decode_attempt(line: bytes) -> Attempt:
+    return _decoder.decode(line)
+
+
+def load_attempts(path: str | Path, *, known_cases: Iterable[str] | None = None) -> list[Attempt]:
+    """Load attempts from JSONL. Raises InputError naming file, line, case and field."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such file", file=str(p)) from None
+    known = set(known_cases) if known_cases is not None else None
+    attempts: list[Attempt] = []
+    seen: set[str] = set()
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            attempt = _decoder.decode(line)
+        except msgspec.ValidationError as exc:
+            raise _attempt_error(p, number, line, exc) from None
+        except msgspec.DecodeError as exc:
+            raise InputError(f"invalid JSON: {exc}", file=str(p), line=number) from None
+        if attempt.attempt_id in seen:
+            raise InputError(
+                f"duplicate attemptId {attempt.attempt_id!r}",
+                file=str(p),
+                line=number,
+                case_id=attempt.case_id,
+                field="attemptId",
+            )
+        seen.add(attempt.attempt_id)
+        if known is not None and attempt.case_id not in known:
+            raise InputError(
+                "attempt for a case that is not in the suite",
+                file=str(p),
+                line=number,
+                case_id=attempt.case_id,
+                field="caseId",
+            )
+        attempts.append(attempt)
+    return attempts
+
+
+def _attempt_error(
+    path: Path, number: int, line: bytes, exc: msgspec.ValidationError
+) -> InputError:
+    message = str(exc)
+    detail, _, where = message.partition(" - at `")
+    field = where.rstrip("`").removeprefix("$.") or None
+    case_id = None
+    try:
+        raw = msgspec.json.decode(line)
+        if isinstance(raw, dict) and isinstance(raw.get("caseId"), str):
+            case_id = raw["caseId"]
+    except msgspec.DecodeError:
+        pass
+    return InputError(detail, file=str(path), line=number, case_id=case_id, field=field)
+
+
+def digest_file(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

@@ -1,0 +1,79 @@
+"""`codegold eval` and `codegold schema`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command("eval")
+@click.option(
+    "--cases",
+    "cases_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Gold suite (YAML, JSON or JSONL).",
+)
+@click.option(
+    "--attempts",
+    "attempts_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Recorded retrieval attempts (JSONL).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Folder for results.json and summary.json.",
+)
+@click.option("--quiet", is_flag=True, help="Print nothing on success.")
+def eval_(cases_path: Path, attempts_path: Path, out_dir: Path, quiet: bool) -> None:
+    """Evaluate recorded attempts against a suite.
+
+    Exits 0 when it evaluated, whatever the pass rate (use `codegold gate` to block),
+    2 on bad input.
+    """
+    from codegold.attempts import digest_file, load_attempts
+    from codegold.cases import load_suite
+    from codegold.evaluate import evaluate_attempts
+    from codegold.report.artifacts import run_identity, write_results
+
+    suite = load_suite(cases_path)
+    attempts = load_attempts(attempts_path, known_cases=[c.id for c in suite.cases])
+    records = evaluate_attempts(suite, attempts)
+    identity = run_identity(suite, attempts, attempts_digest=digest_file(attempts_path))
+    summary = write_results(out_dir, records, identity)
+    if not quiet:
+        from codegold.report.terminal import print_summary
+
+        print_summary(summary, records)
+        click.echo(f"wrote {out_dir / 'results.json'} and {out_dir / 'summary.json'}")
+
+
+@click.command("schema")
+@click.argument("kind", type=click.Choice(["suite", "attempts", "results"]))
+def schema(kind: str) -> None:
+    """Print the JSON Schema of a file format, for editors and validators."""
+    import msgspec
+
+    from codegold._io import encode_json
+
+    if kind == "suite":
+        from codegold.cases.model import SuiteFile
+
+        doc = msgspec.json.schema(SuiteFile)
+    elif kind == "attempts":
+        from codegold.attempts import Attempt
+
+        doc = msgspec.json.schema(Attempt)
+        doc["description"] = "One JSON object per line (JSONL)."
+    else:
+        from codegold.evaluate.records import CaseResult
+
+        doc = msgspec.json.schema(list[CaseResult])
+    doc["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    sys.stdout.buffer.write(encode_json(doc))

@@ -1,0 +1,203 @@
+"""Turn one case and one attempt into a result record. Pure and deterministic."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypedDict
+
+from codegold.attempts import Attempt, IndexManifest, RetrievedChunk
+from codegold.cases.model import Target
+from codegold.cases.suite import ResolvedCase
+from codegold.evaluate.languages import language_of_path
+from codegold.evaluate.match import file_matches, span_covers, symbol_matches, target_area
+from codegold.evaluate.records import CaseResult, Diagnosis, RankedEntry
+from codegold.roles import OWNERS, Cause, Match
+
+
+def chunk_matches(chunk: RetrievedChunk, target: Target) -> bool:
+    """The SPEC §1 rule: file (or glob), then symbol, then role."""
+    if not file_matches(chunk.file, target):
+        return False
+    if target.symbol is not None and not symbol_matches(target.symbol, chunk.symbol, chunk.symbols):
+        return False
+    return not (target.roles and chunk.role not in target.roles)
+
+
+def invalid_reason(case: ResolvedCase, manifest: IndexManifest | None) -> str | None:
+    """Why an attempt cannot be scored, or None. Never borrows another index's metadata."""
+    if manifest is None:
+        return "index manifest missing"
+    if not manifest.complete:
+        return f"index {manifest.build_id} is incomplete"
+    if case.revision is not None and manifest.repository_revision != case.revision:
+        return (
+            f"index {manifest.build_id} was built from {manifest.repository_revision}, "
+            f"case pins {case.revision}"
+        )
+    return None
+
+
+def case_language(case: ResolvedCase) -> str | None:
+    if case.context is not None and case.context.language:
+        return case.context.language
+    for target in case.required_targets:
+        lang = language_of_path(target.file or target.file_pattern or "")
+        if lang:
+            return lang
+    return None
+
+
+def case_area(case: ResolvedCase) -> str | None:
+    for target in case.required_targets:
+        area = target_area(target)
+        if area:
+            return area
+    return None
+
+
+def case_target_roles(case: ResolvedCase) -> list[str]:
+    roles: set[str] = set()
+    for target in case.required_targets:
+        roles.update(target.roles or ("any",))
+    return sorted(roles)
+
+
+class _CaseFields(TypedDict):
+    case_id: str
+    query: str
+    query_class: str | None
+    repository_revision: str | None
+    cutoff: int
+    tags: list[str]
+    language: str | None
+    area: str | None
+    target_roles: list[str]
+
+
+def evaluate_case(case: ResolvedCase, attempt: Attempt | None) -> CaseResult:
+    """Score one attempt at the case's cutoff. Only the first ``cutoff`` chunks decide."""
+    base = _CaseFields(
+        case_id=case.id,
+        query=case.query,
+        query_class=case.query_class,
+        repository_revision=case.revision,
+        cutoff=case.cutoff,
+        tags=list(case.tags),
+        language=case_language(case),
+        area=case_area(case),
+        target_roles=case_target_roles(case),
+    )
+    if attempt is None:
+        return CaseResult(
+            **base,
+            attempt_id=None,
+            valid=True,
+            invalid_reason=None,
+            passed=False,
+            first_relevant_rank=None,
+            reciprocal_rank=0.0,
+            group_recall=0.0,
+            missing_group_ids=[g.id for g in case.groups],
+            supporting_found=[],
+            forbidden_chunk_ids=[],
+            revision_mismatches=[],
+            ranked=[],
+            diagnosis=Diagnosis(
+                cause=Cause.NO_ATTEMPT.value,
+                owner=OWNERS[Cause.NO_ATTEMPT],
+                detail="no retrieval attempt was recorded for this case",
+            ),
+        )
+
+    reason = invalid_reason(case, attempt.index)
+    ranked, hits = rank_entries(case, attempt.ranked)
+    visible = ranked[: case.cutoff]
+    satisfied: set[int] = set().union(*hits[: case.cutoff]) if visible else set()
+    missing = [g.id for i, g in enumerate(case.groups) if i not in satisfied]
+    first = next((e.rank for e in visible if e.match == Match.ACCEPTED), None)
+    forbidden = [e.chunk_id for e in visible if e.match == Match.FORBIDDEN]
+    mismatches = (
+        [e.chunk_id for e in visible if e.repository_revision != case.revision]
+        if case.revision is not None
+        else []
+    )
+    visible_chunks = attempt.ranked[: case.cutoff]
+    supporting_found = [
+        t.describe() for t in case.supporting if any(chunk_matches(c, t) for c in visible_chunks)
+    ]
+    recall = (len(case.groups) - len(missing)) / len(case.groups)
+    valid = reason is None
+    passed = valid and not missing and not forbidden and not mismatches
+    diagnosis = None
+    if not valid:
+        diagnosis = Diagnosis(
+            cause=Cause.INVALID_RUN.value,
+            owner=OWNERS[Cause.INVALID_RUN],
+            detail=reason or "",
+        )
+    return CaseResult(
+        **base,
+        attempt_id=attempt.attempt_id,
+        valid=valid,
+        invalid_reason=reason,
+        passed=passed,
+        first_relevant_rank=first,
+        reciprocal_rank=1.0 / first if first else 0.0,
+        group_recall=recall,
+        missing_group_ids=missing,
+        supporting_found=supporting_found,
+        forbidden_chunk_ids=forbidden,
+        revision_mismatches=mismatches,
+        ranked=ranked,
+        diagnosis=diagnosis,
+    )
+
+
+def rank_entries(
+    case: ResolvedCase, chunks: Sequence[RetrievedChunk]
+) -> tuple[list[RankedEntry], list[frozenset[int]]]:
+    """Classify every ranked chunk, and which required groups each one satisfies.
+
+    A chunk under a forbidden prefix is ``forbidden`` and satisfies nothing, even when a
+    glob target would match it: a trap is never evidence.
+    """
+    required = case.required_targets
+    entries: list[RankedEntry] = []
+    hits: list[frozenset[int]] = []
+    for rank, chunk in enumerate(chunks, start=1):
+        groups_hit: frozenset[int] = frozenset()
+        if any(chunk.file.startswith(p) for p in case.forbidden_path_prefixes):
+            match = Match.FORBIDDEN
+        else:
+            groups_hit = frozenset(
+                i
+                for i, g in enumerate(case.groups)
+                if any(chunk_matches(chunk, t) for t in g.any_of)
+            )
+            if groups_hit:
+                match = Match.ACCEPTED
+            elif any(chunk_matches(chunk, t) for t in case.supporting):
+                match = Match.SUPPORTING
+            else:
+                match = Match.NONE
+        covers = any(
+            file_matches(chunk.file, t) and span_covers(t, chunk.start_line, chunk.end_line)
+            for t in required
+        )
+        hits.append(groups_hit)
+        entries.append(
+            RankedEntry(
+                rank=rank,
+                chunk_id=chunk.chunk_id,
+                file=chunk.file,
+                symbol=chunk.symbol,
+                role=chunk.role.value,
+                repository_revision=chunk.repository_revision,
+                score=chunk.score,
+                match=match.value,
+                start_line=chunk.start_line,
+                end_line=chunk.end_line,
+                covers_target_span=covers,
+            )
+        )
+    return entries, hits

@@ -1,0 +1,83 @@
+"""Does a retrieved chunk satisfy a target? File (or glob), symbol, roles, span."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from codegold.cases.model import Target
+
+
+@lru_cache(maxsize=4096)
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """Compile a path glob: ``*`` and ``?`` stay inside one segment, ``**`` spans any.
+
+    ``src/**/session.ts`` matches ``src/session.ts`` and ``src/a/b/session.ts``.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[":
+            end = pattern.find("]", i + 1)
+            if end == -1:
+                out.append(re.escape(c))
+                i += 1
+            else:
+                body = pattern[i + 1 : end].replace("\\", "\\\\")
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = end + 1
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def file_matches(file: str, target: Target) -> bool:
+    if target.file is not None:
+        return file == target.file
+    assert target.file_pattern is not None
+    return glob_regex(target.file_pattern).match(file) is not None
+
+
+def symbol_matches(wanted: str, symbol: str | None, symbols: tuple[str, ...] | None) -> bool:
+    """A qualified target matches only itself; a bare one also any ``X.wanted``."""
+    names: tuple[str, ...] = symbols or ()
+    if symbol is not None:
+        names = (symbol, *names)
+    if wanted in names:
+        return True
+    if "." in wanted:
+        return False
+    suffix = "." + wanted
+    return any(n.endswith(suffix) for n in names)
+
+
+def span_covers(target: Target, start_line: int, end_line: int) -> bool:
+    """True when the chunk's span covers the target's labelled ``lines``."""
+    if target.lines is None:
+        return False
+    return start_line <= target.lines.start and end_line >= target.lines.end
+
+
+def target_area(target: Target) -> str | None:
+    """The first path segment of a target: its repository area."""
+    path = target.file or target.file_pattern or ""
+    head = path.split("/", 1)[0]
+    if not head or any(ch in head for ch in "*?["):
+        return None
+    return head if "/" in path else "(root)"

@@ -1,0 +1,1 @@
+"""Run artifacts: results.json, summary.json, terminal, HTML and JUnit views."""

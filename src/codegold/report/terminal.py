@@ -1,0 +1,92 @@
+"""The summary table printed after every run (rich)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from codegold.evaluate.records import CaseResult
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:.1f}%"
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def print_summary(
+    summary: dict[str, Any], records: Sequence[CaseResult], *, max_failures: int = 20
+) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console.width = max(console.width, 120)
+    table = Table(title="codegold: retrieval at the production cutoff", title_justify="left")
+    for col in (
+        "slice",
+        "cases",
+        "valid",
+        "pass",
+        "hit",
+        "group recall",
+        "MRR",
+        "forbidden",
+        "rev.",
+    ):
+        table.add_column(col, justify="left" if col == "slice" else "right")
+
+    def row(name: str, agg: dict[str, Any]) -> None:
+        table.add_row(
+            name,
+            str(agg["cases"]),
+            str(agg["valid"]),
+            _pct(agg["passRate"]),
+            _pct(agg["hitRate"]),
+            _num(agg["meanGroupRecall"]),
+            _num(agg["mrr"]),
+            _pct(agg["forbiddenRate"]),
+            _pct(agg["revisionMismatchRate"]),
+        )
+
+    row("overall", summary["overall"])
+    for name, agg in summary["slices"].items():
+        row(name, agg)
+    console.print(table)
+
+    failed = [r for r in records if not r.passed]
+    if failed:
+        console.print(f"[bold]{len(failed)} failed[/bold] (of {len(records)}):")
+    for record in failed[:max_failures]:
+        console.print(f"  [red]FAIL[/red] {record.case_id}: {failure_reason(record)}")
+    if len(failed) > max_failures:
+        console.print(f"  … {len(failed) - max_failures} more in results.json")
+    causes = summary["overall"].get("causes") or {}
+    if causes:
+        console.print("causes: " + ", ".join(f"{k} {v}" for k, v in causes.items()))
+
+
+def failure_reason(record: CaseResult) -> str:
+    """One readable line: why this record failed."""
+    if not record.valid:
+        return f"invalid run: {record.invalid_reason}"
+    parts: list[str] = []
+    if record.diagnosis is not None and record.diagnosis.cause == "no_attempt":
+        return "no attempt was recorded"
+    if record.missing_group_ids:
+        deeper = [e for e in record.ranked[record.cutoff :] if e.match == "accepted"]
+        where = f" (first accepted chunk at rank {deeper[0].rank})" if deeper else ""
+        parts.append(
+            f"missing {', '.join(record.missing_group_ids)} within top {record.cutoff}{where}"
+        )
+    if record.forbidden_chunk_ids:
+        first = next(e for e in record.ranked if e.match == "forbidden")
+        parts.append(f"forbidden {first.file} at rank {first.rank}")
+    if record.revision_mismatches:
+        parts.append(f"{len(record.revision_mismatches)} chunk(s) from another revision")
+    if record.diagnosis is not None and record.diagnosis.cause not in ("invalid_run",):
+        parts.append(f"cause: {record.diagnosis.cause} → {record.diagnosis.owner}")
+    return "; ".join(parts) or "failed"
