@@ -4,28 +4,47 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgspec
 
 _encoder = msgspec.json.Encoder(order="deterministic")
 
 
-def write_bytes_atomic(path: str | Path, data: bytes) -> None:
-    """Write to a temp file in the same folder, fsync, then rename over ``path``."""
+@contextmanager
+def open_atomic(path: str | Path) -> Iterator[BinaryIO]:
+    """A binary handle on a temp file beside ``path``; renamed over it only on success."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_bytes_atomic(path: str | Path, data: bytes) -> None:
+    """Write to a temp file in the same folder, fsync, then rename over ``path``."""
+    with open_atomic(path) as handle:
+        handle.write(data)
+
+
+def write_json_array_atomic(path: str | Path, values: Iterable[Any]) -> None:
+    """A JSON array written element by element, one per line, never whole in memory."""
+    with open_atomic(path) as handle:
+        handle.write(b"[")
+        for i, value in enumerate(values):
+            handle.write(b"\n" if i == 0 else b",\n")
+            handle.write(_encoder.encode(value))
+        handle.write(b"\n]\n")
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:

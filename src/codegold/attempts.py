@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import msgspec
 
 from codegold.errors import InputError
-from codegold.roles import Role
+from codegold.roles import RoleName
 
 
 class _Model(msgspec.Struct, rename="camel", frozen=True, omit_defaults=True):
@@ -39,7 +39,7 @@ class RetrievedChunk(_Model, frozen=True):
     file: str
     start_line: int
     end_line: int
-    role: Role
+    role: RoleName
     repository_revision: str
     score: float
     symbol: str | None = None
@@ -79,15 +79,28 @@ def decode_attempt(line: bytes) -> Attempt:
 
 def load_attempts(path: str | Path, *, known_cases: Iterable[str] | None = None) -> list[Attempt]:
     """Load attempts from JSONL. Raises InputError naming file, line, case and field."""
+    return list(iter_attempts(path, known_cases=known_cases))
+
+
+def iter_attempts(
+    path: str | Path, *, known_cases: Iterable[str] | None = None
+) -> Iterator[Attempt]:
+    """Stream attempts from JSONL, validating each line as it is read."""
     p = Path(path)
     try:
-        data = p.read_bytes()
+        handle = p.open("rb")
     except FileNotFoundError:
         raise InputError("no such file", file=str(p)) from None
     known = set(known_cases) if known_cases is not None else None
-    attempts: list[Attempt] = []
     seen: set[str] = set()
-    for number, line in enumerate(data.split(b"\n"), start=1):
+    with handle:
+        yield from _iter_lines(p, handle, known, seen)
+
+
+def _iter_lines(
+    p: Path, handle: IO[bytes], known: set[str] | None, seen: set[str]
+) -> Iterator[Attempt]:
+    for number, line in enumerate(handle, start=1):
         if not line.strip():
             continue
         try:
@@ -113,8 +126,7 @@ def load_attempts(path: str | Path, *, known_cases: Iterable[str] | None = None)
                 case_id=attempt.case_id,
                 field="caseId",
             )
-        attempts.append(attempt)
-    return attempts
+        yield attempt
 
 
 def _attempt_error(

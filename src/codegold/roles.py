@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 
 class Role(StrEnum):
@@ -16,6 +17,19 @@ class Role(StrEnum):
     CONFIGURATION = "configuration"
     GENERATED = "generated"
     MIGRATION = "migration"
+
+
+RoleName = Literal[
+    "definition",
+    "declaration",
+    "call_site",
+    "test",
+    "docs",
+    "configuration",
+    "generated",
+    "migration",
+]
+"""The same roles as plain strings, for hot decoding paths."""
 
 
 class Match(StrEnum):

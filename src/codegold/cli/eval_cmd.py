@@ -37,15 +37,16 @@ def eval_(cases_path: Path, attempts_path: Path, out_dir: Path, quiet: bool) -> 
     Exits 0 when it evaluated, whatever the pass rate (use `codegold gate` to block),
     2 on bad input.
     """
-    from codegold.attempts import digest_file, load_attempts
+    from codegold.attempts import digest_file, iter_attempts
     from codegold.cases import load_suite
     from codegold.evaluate import evaluate_attempts
-    from codegold.report.artifacts import run_identity, write_results
+    from codegold.report.artifacts import AttemptLedger, run_identity, write_results
 
     suite = load_suite(cases_path)
-    attempts = load_attempts(attempts_path, known_cases=[c.id for c in suite.cases])
-    records = evaluate_attempts(suite, attempts)
-    identity = run_identity(suite, attempts, attempts_digest=digest_file(attempts_path))
+    ledger = AttemptLedger()
+    attempts = iter_attempts(attempts_path, known_cases=[c.id for c in suite.cases])
+    records = evaluate_attempts(suite, ledger.watch(attempts))
+    identity = run_identity(suite, ledger, attempts_digest=digest_file(attempts_path))
     summary = write_results(out_dir, records, identity)
     if not quiet:
         from codegold.report.terminal import print_summary

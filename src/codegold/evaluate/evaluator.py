@@ -153,6 +153,19 @@ def evaluate_case(case: ResolvedCase, attempt: Attempt | None) -> CaseResult:
     )
 
 
+_FORBIDDEN = Match.FORBIDDEN.value
+_ACCEPTED = Match.ACCEPTED.value
+_SUPPORTING = Match.SUPPORTING.value
+_NONE = Match.NONE.value
+
+
+def _files_of(targets: Sequence[Target]) -> frozenset[str] | None:
+    """Exact files named by targets, or None when a glob makes any file possible."""
+    if any(t.file is None for t in targets):
+        return None
+    return frozenset(t.file for t in targets if t.file is not None)
+
+
 def rank_entries(
     case: ResolvedCase, chunks: Sequence[RetrievedChunk]
 ) -> tuple[list[RankedEntry], list[frozenset[int]]]:
@@ -162,39 +175,49 @@ def rank_entries(
     glob target would match it: a trap is never evidence.
     """
     required = case.required_targets
+    spanned = [t for t in required if t.lines is not None]
+    required_files = _files_of(required)
+    supporting_files = _files_of(case.supporting)
+    forbidden_prefixes = case.forbidden_path_prefixes
+    groups = case.groups
     entries: list[RankedEntry] = []
     hits: list[frozenset[int]] = []
+    empty: frozenset[int] = frozenset()
     for rank, chunk in enumerate(chunks, start=1):
-        groups_hit: frozenset[int] = frozenset()
-        if any(chunk.file.startswith(p) for p in case.forbidden_path_prefixes):
-            match = Match.FORBIDDEN
+        file = chunk.file
+        groups_hit = empty
+        if forbidden_prefixes and file.startswith(forbidden_prefixes):
+            match = _FORBIDDEN
         else:
-            groups_hit = frozenset(
-                i
-                for i, g in enumerate(case.groups)
-                if any(chunk_matches(chunk, t) for t in g.any_of)
-            )
+            if required_files is None or file in required_files:
+                groups_hit = frozenset(
+                    i
+                    for i, g in enumerate(groups)
+                    if any(chunk_matches(chunk, t) for t in g.any_of)
+                )
             if groups_hit:
-                match = Match.ACCEPTED
-            elif any(chunk_matches(chunk, t) for t in case.supporting):
-                match = Match.SUPPORTING
+                match = _ACCEPTED
+            elif (supporting_files is None or file in supporting_files) and any(
+                chunk_matches(chunk, t) for t in case.supporting
+            ):
+                match = _SUPPORTING
             else:
-                match = Match.NONE
-        covers = any(
-            file_matches(chunk.file, t) and span_covers(t, chunk.start_line, chunk.end_line)
-            for t in required
+                match = _NONE
+        covers = bool(spanned) and any(
+            file_matches(file, t) and span_covers(t, chunk.start_line, chunk.end_line)
+            for t in spanned
         )
         hits.append(groups_hit)
         entries.append(
             RankedEntry(
                 rank=rank,
                 chunk_id=chunk.chunk_id,
-                file=chunk.file,
+                file=file,
                 symbol=chunk.symbol,
-                role=chunk.role.value,
+                role=chunk.role,
                 repository_revision=chunk.repository_revision,
                 score=chunk.score,
-                match=match.value,
+                match=match,
                 start_line=chunk.start_line,
                 end_line=chunk.end_line,
                 covers_target_span=covers,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 from codegold.attempts import Attempt
 from codegold.cases.suite import Suite
@@ -11,17 +11,20 @@ from codegold.evaluate.evaluator import evaluate_case
 from codegold.evaluate.records import CaseResult
 
 
-def evaluate_attempts(suite: Suite, attempts: Sequence[Attempt]) -> list[CaseResult]:
+def evaluate_attempts(suite: Suite, attempts: Iterable[Attempt]) -> list[CaseResult]:
     """One record per attempt, in suite order then attempt order; a case with no
-    attempt yields one failed record (cause ``no_attempt``), never silence."""
-    by_case: dict[str, list[Attempt]] = defaultdict(list)
+    attempt yields one failed record (cause ``no_attempt``), never silence.
+
+    Attempts are evaluated as they stream in, so only the records stay in memory.
+    """
+    cases = suite.by_id()
+    by_case: dict[str, list[CaseResult]] = defaultdict(list)
     for attempt in attempts:
-        by_case[attempt.case_id].append(attempt)
+        case = cases.get(attempt.case_id)
+        if case is not None:
+            by_case[attempt.case_id].append(evaluate_case(case, attempt))
     records: list[CaseResult] = []
     for case in suite.cases:
         mine = by_case.get(case.id)
-        if not mine:
-            records.append(evaluate_case(case, None))
-            continue
-        records.extend(evaluate_case(case, a) for a in mine)
+        records.extend(mine if mine else [evaluate_case(case, None)])
     return records

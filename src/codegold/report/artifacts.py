@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from codegold import EVALUATOR_VERSION, __version__
-from codegold._io import write_json_atomic
+from codegold._io import write_json_array_atomic, write_json_atomic
 from codegold.attempts import Attempt
 from codegold.cases.suite import Suite
 from codegold.evaluate.records import CaseResult
@@ -20,20 +20,33 @@ SUMMARY = "summary.json"
 ATTEMPTS = "attempts.jsonl"
 
 
+class AttemptLedger:
+    """Remembers, as attempts stream past, the run identity they carry."""
+
+    def __init__(self) -> None:
+        self.manifests: dict[str, Any] = {}
+        self.retrievers: set[str] = set()
+
+    def watch(self, attempts: Iterable[Attempt]) -> Iterator[Attempt]:
+        for attempt in attempts:
+            if attempt.index is not None and attempt.index.build_id not in self.manifests:
+                self.manifests[attempt.index.build_id] = msgspec.to_builtins(attempt.index)
+            if attempt.retriever is not None:
+                self.retrievers.add(f"{attempt.retriever.name}/{attempt.retriever.version or '?'}")
+            yield attempt
+
+
 def run_identity(
-    suite: Suite, attempts: Sequence[Attempt], *, attempts_digest: str | None = None
+    suite: Suite, attempts: Iterable[Attempt] | AttemptLedger, *, attempts_digest: str | None = None
 ) -> dict[str, Any]:
-    manifests: dict[str, Any] = {}
-    for attempt in attempts:
-        if attempt.index is not None:
-            manifests.setdefault(attempt.index.build_id, msgspec.to_builtins(attempt.index))
-    retrievers = sorted(
-        {
-            f"{a.retriever.name}/{a.retriever.version or '?'}"
-            for a in attempts
-            if a.retriever is not None
-        }
-    )
+    if isinstance(attempts, AttemptLedger):
+        ledger = attempts
+    else:
+        ledger = AttemptLedger()
+        for _ in ledger.watch(attempts):
+            pass
+    manifests = ledger.manifests
+    retrievers = sorted(ledger.retrievers)
     return {
         "codegoldVersion": __version__,
         "evaluatorVersion": EVALUATOR_VERSION,
@@ -58,7 +71,7 @@ def write_results(
     """Write results.json then summary.json; returns the summary."""
     out = Path(out_dir)
     summary = summarize(records, identity)
-    write_json_atomic(out / RESULTS, list(records), pretty=False)
+    write_json_array_atomic(out / RESULTS, records)
     write_json_atomic(out / SUMMARY, summary)
     return summary
 
