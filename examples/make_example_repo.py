@@ -1,0 +1,70 @@
+"""Build the example git repository from the files in examples/acme/.
+
+    python examples/make_example_repo.py [DEST]     (default: examples/repo)
+
+Two commits with a fixed author, committer and dates, so their SHAs are stable and
+examples/acme/suite.yaml can pin them: v1 (refunds capped inside the client) and v2
+(refunds moved to src/payments/refund.ts). Rebuilding an existing repository is a no-op
+when it already holds the expected commits.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SOURCE = HERE / "acme"
+COMMITS = [
+    ("v1", "Initial payments service", "2024-01-02T10:00:00+00:00"),
+    ("v2", "Move refund cap into refund.ts", "2024-02-03T10:00:00+00:00"),
+]
+
+
+def _git(dest: Path, *args: str, date: str | None = None) -> str:
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+        "GIT_AUTHOR_NAME": "Acme Dev",
+        "GIT_AUTHOR_EMAIL": "dev@acme.test",
+        "GIT_COMMITTER_NAME": "Acme Dev",
+        "GIT_COMMITTER_EMAIL": "dev@acme.test",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+    }
+    if date:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
+    out = subprocess.run(
+        ["git", "-C", str(dest), *args], env=env, check=True, capture_output=True, text=True
+    )
+    return out.stdout.strip()
+
+
+def build(dest: Path) -> list[str]:
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    _git(dest, "init", "-q", "-b", "main")
+    shas = []
+    for folder, message, date in COMMITS:
+        for child in dest.iterdir():
+            if child.name != ".git":
+                shutil.rmtree(child) if child.is_dir() else child.unlink()
+        shutil.copytree(SOURCE / folder, dest, dirs_exist_ok=True)
+        _git(dest, "add", "-A")
+        _git(dest, "commit", "-q", "-m", message, date=date)
+        shas.append(_git(dest, "rev-parse", "HEAD"))
+    return shas
+
+
+def main() -> None:
+    dest = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "repo"
+    shas = build(dest)
+    for (name, message, _), sha in zip(COMMITS, shas, strict=True):
+        print(f"{name} {sha} {message}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The on-disk index: manifest, atomic store, lexical, symbols and vectors."""

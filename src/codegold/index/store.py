@@ -1,0 +1,191 @@
+"""The on-disk index: one folder per build, switched in atomically.
+
+::
+
+    ROOT/
+      cache.sqlite                 chunks and vectors by blob / content, shared by builds
+      builds/<buildId>/            a complete build (manifest.json written last)
+      builds/.tmp-<buildId>-<pid>/ a build in progress: never looks complete
+      revisions/<sha>.json         which build serves a revision (replaced atomically)
+
+A crash mid-build leaves only a ``.tmp-`` folder without a manifest; the pointer
+still names the previous build, which stays usable.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+
+from codegold._io import write_json_atomic
+from codegold.attempts import IndexManifest
+from codegold.corpus.model import FileRole, FileStatus
+from codegold.errors import InputError
+from codegold.index.lexical import BM25Index
+from codegold.index.symbols import SymbolTable
+
+FORMAT_VERSION = "codegold-index/1"
+MANIFEST = "manifest.json"
+
+
+class IndexedChunk(msgspec.Struct, frozen=True, array_like=True):
+    """A chunk as stored: the chunker's output plus identity and provenance."""
+
+    chunk_id: str
+    file: str
+    start_line: int
+    end_line: int
+    language: str
+    kind: str
+    role: str
+    symbol: str | None
+    symbols: tuple[str, ...]
+    references: tuple[str, ...]
+    text: str
+    header: str
+    blob: str
+    file_role: str
+    digest: str
+
+
+class StoredInventoryEntry(msgspec.Struct, frozen=True, rename="camel"):
+    path: str
+    blob: str
+    size: int
+    status: FileStatus
+    role: FileRole
+    language: str | None = None
+    rule: str | None = None
+    chunks: int = 0
+
+
+@dataclass(frozen=True)
+class IndexRoot:
+    """Paths inside an index root folder."""
+
+    root: Path
+
+    @property
+    def builds(self) -> Path:
+        return self.root / "builds"
+
+    @property
+    def cache(self) -> Path:
+        return self.root / "cache.sqlite"
+
+    def build_dir(self, build_id: str) -> Path:
+        return self.builds / build_id
+
+    def pointer(self, revision: str) -> Path:
+        return self.root / "revisions" / f"{revision}.json"
+
+    def current_build(self, revision: str) -> str | None:
+        try:
+            data = msgspec.json.decode(self.pointer(revision).read_bytes())
+        except FileNotFoundError:
+            return None
+        return str(data["buildId"])
+
+    def switch(self, revision: str, build_id: str) -> None:
+        write_json_atomic(self.pointer(revision), {"buildId": build_id, "revision": revision})
+
+    def revisions(self) -> list[str]:
+        folder = self.root / "revisions"
+        if not folder.is_dir():
+            return []
+        return sorted(p.stem for p in folder.glob("*.json"))
+
+    def clean_stale_tmp(self) -> None:
+        if self.builds.is_dir():
+            for tmp in self.builds.glob(".tmp-*"):
+                shutil.rmtree(tmp, ignore_errors=True)
+
+
+def read_manifest(build_dir: Path) -> IndexManifest | None:
+    try:
+        return msgspec.json.decode((build_dir / MANIFEST).read_bytes(), type=IndexManifest)
+    except FileNotFoundError:
+        return None
+
+
+@dataclass
+class LoadedIndex:
+    """A complete build, loaded for querying and diagnosis."""
+
+    folder: Path
+    manifest: IndexManifest
+    chunks: list[IndexedChunk]
+    lexical: BM25Index
+    symbols: SymbolTable
+    vectors: npt.NDArray[np.float32] | None
+    config: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def inventory(self) -> list[StoredInventoryEntry]:
+        raw = (self.folder / "inventory.json").read_bytes()
+        return msgspec.json.decode(raw, type=list[StoredInventoryEntry])
+
+    @cached_property
+    def inventory_by_path(self) -> dict[str, StoredInventoryEntry]:
+        return {e.path: e for e in self.inventory}
+
+    @cached_property
+    def rows_by_file(self) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {}
+        for row, chunk in enumerate(self.chunks):
+            out.setdefault(chunk.file, []).append(row)
+        return out
+
+    @cached_property
+    def row_of_id(self) -> dict[str, int]:
+        return {c.chunk_id: i for i, c in enumerate(self.chunks)}
+
+    @property
+    def revision(self) -> str:
+        return self.manifest.repository_revision
+
+
+def load_build(folder: Path) -> LoadedIndex:
+    manifest = read_manifest(folder)
+    if manifest is None or not manifest.complete:
+        raise InputError(f"index build {folder} is incomplete (no complete manifest)")
+    chunks = msgspec.msgpack.decode(
+        (folder / "chunks.msgpack").read_bytes(), type=list[IndexedChunk]
+    )
+    vectors = None
+    if (folder / "vectors.npy").exists():
+        vectors = np.load(folder / "vectors.npy", mmap_mode="r")
+    config = msgspec.json.decode((folder / "build.json").read_bytes())
+    return LoadedIndex(
+        folder=folder,
+        manifest=manifest,
+        chunks=chunks,
+        lexical=BM25Index.load(folder / "lexical"),
+        symbols=SymbolTable.load(folder / "symbols.msgpack"),
+        vectors=vectors,
+        config=config,
+    )
+
+
+def open_index(root: str | Path, revision: str | None = None) -> LoadedIndex:
+    """The complete build serving ``revision`` (or the only revision) under ``root``."""
+    where = IndexRoot(Path(root))
+    if revision is None:
+        revisions = where.revisions()
+        if len(revisions) != 1:
+            raise InputError(
+                f"index {root} holds {len(revisions)} revisions; name one with --revision"
+            )
+        revision = revisions[0]
+    build_id = where.current_build(revision)
+    if build_id is None:
+        known = ", ".join(r[:12] for r in where.revisions()) or "none"
+        raise InputError(f"index {root} has no build for revision {revision} (has: {known})")
+    return load_build(where.build_dir(build_id))

@@ -1,0 +1,103 @@
+"""Identifier-aware tokens for code and for questions about code.
+
+``createSession`` gives ``createsession``, ``create``, ``session``; ``snake_case`` and
+path segments are split the same way. A light suffix stripper folds ``tokens`` and
+``token``, ``expired`` and ``expire``, applied alike to documents and queries.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*|[0-9]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+STOPWORDS = frozenset(
+    """a an and are as at be by can could do does did for from has have how i if in into is
+    it its me my of on or our should so that the their them then there these this those to
+    was we were what when where which who whom why will with would you your us via any all
+    about after before between each get gets got here just like make makes made need needs
+    not only other out over same some such than too under up use used uses using want
+    work works way ways happen happens does doing done""".split()
+)
+
+_SUFFIXES = (
+    ("ational", "ate"),
+    ("ization", "ize"),
+    ("ies", "y"),
+    ("ied", "y"),
+    ("sses", "ss"),
+    ("ing", ""),
+    ("ed", ""),
+    ("s", ""),
+    ("er", ""),
+    ("ly", ""),
+)
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    """A deliberately small suffix stripper, then a final ``e`` dropped, so that
+    ``handle``/``handles``/``handled`` and ``expire``/``expired`` meet. Stable, not
+    linguistically complete."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    base = word
+    for suffix, repl in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "s" and word.endswith(("ss", "us", "is")):
+                break
+            base = word[: -len(suffix)] + repl
+            if suffix in ("ing", "ed", "er") and base[-1] == base[-2] and base[-1] not in "lsz":
+                base = base[:-1]
+            break
+    if len(base) > 3 and base.endswith("e"):
+        base = base[:-1]
+    return base
+
+
+@lru_cache(maxsize=200_000)
+def split_identifier(word: str) -> tuple[str, ...]:
+    """The lowercased parts of one identifier, whole form first when it has parts."""
+    parts: list[str] = []
+    for piece in re.split(r"[_$]+", word):
+        if piece:
+            parts.extend(p.lower() for p in _CAMEL.findall(piece))
+    whole = word.strip("_$").lower()
+    if len(parts) <= 1:
+        return (whole,) if whole else ()
+    return (whole, *parts)
+
+
+@lru_cache(maxsize=200_000)
+def _word_tokens(word: str) -> tuple[str, ...]:
+    out: list[str] = []
+    for part in split_identifier(word):
+        if len(part) < 2 and not part.isdigit():
+            continue
+        out.append(stem(part))
+    return tuple(out)
+
+
+def tokenize(text: str) -> list[str]:
+    """Tokens of code or prose: identifiers split, lowercased and stemmed."""
+    tokens: list[str] = []
+    for word in _WORD.findall(text):
+        tokens.extend(_word_tokens(word))
+    return tokens
+
+
+def tokenize_query(text: str) -> list[str]:
+    """Query tokens: like :func:`tokenize`, minus English stop words (unless quoted code)."""
+    tokens: list[str] = []
+    for word in _WORD.findall(text):
+        if word.lower() in STOPWORDS and (word.islower() or word[1:].islower()):
+            continue
+        tokens.extend(_word_tokens(word))
+    return tokens
+
+
+def path_tokens(path: str) -> list[str]:
+    """Tokens of a repository path: every segment, and the stem of the file name."""
+    return tokenize(re.sub(r"[./\\-]", " ", path))

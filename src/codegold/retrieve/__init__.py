@@ -1,0 +1,1 @@
+"""The reference retriever: query analysis, signals, fusion, role-aware reranking."""

@@ -1,0 +1,164 @@
+"""The reference retriever's knobs: one frozen, serialisable configuration."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from codegold.errors import InputError
+
+ROLE_PREFERENCES: dict[str, dict[str, float]] = {
+    "definition": {
+        "definition": 1.0,
+        "declaration": 0.9,
+        "call_site": 0.5,
+        "test": 0.3,
+        "docs": 0.4,
+        "configuration": 0.5,
+        "generated": 0.5,
+        "migration": 0.5,
+    },
+    "general": {
+        "definition": 1.0,
+        "declaration": 0.9,
+        "call_site": 0.6,
+        "test": 0.45,
+        "docs": 0.55,
+        "configuration": 0.6,
+        "generated": 0.5,
+        "migration": 0.5,
+    },
+    "usage": {
+        "definition": 0.75,
+        "declaration": 0.6,
+        "call_site": 1.0,
+        "test": 0.95,
+        "docs": 0.95,
+        "configuration": 0.7,
+        "generated": 0.5,
+        "migration": 0.5,
+    },
+    "test": {
+        "definition": 0.5,
+        "declaration": 0.45,
+        "call_site": 0.7,
+        "test": 1.0,
+        "docs": 0.5,
+        "configuration": 0.6,
+        "generated": 0.4,
+        "migration": 0.4,
+    },
+    "configuration": {
+        "definition": 0.9,
+        "declaration": 0.85,
+        "call_site": 0.6,
+        "test": 0.35,
+        "docs": 0.7,
+        "configuration": 1.0,
+        "generated": 0.5,
+        "migration": 0.5,
+    },
+    "docs": {
+        "definition": 0.7,
+        "declaration": 0.7,
+        "call_site": 0.6,
+        "test": 0.4,
+        "docs": 1.0,
+        "configuration": 0.6,
+        "generated": 0.4,
+        "migration": 0.4,
+    },
+}
+
+
+@dataclass(frozen=True)
+class RetrieverConfig:
+    """Weights and switches of the reference retriever.
+
+    ``fusion`` is ``rrf`` (reciprocal rank, ``rrf_k``) or ``weighted`` (each signal's
+    scores divided by its best, then weighted). ``legacy_mode`` / ``generated_mode``:
+    ``penalty`` multiplies by the factor, ``filter`` drops, ``off`` leaves alone.
+    Context filters (``pathPrefix``, ``language``) are preferences unless
+    ``context_mode`` is ``filter``.
+    """
+
+    fusion: str = "rrf"
+    rrf_k: float = 20.0
+    w_lexical: float = 1.0
+    w_symbol: float = 1.5
+    w_reference: float = 0.3
+    w_dense: float = 1.0
+    w_path: float = 1.0
+    candidates_per_signal: int = 100
+    depth: int = 50
+    role_strength: float = 1.0
+    legacy_mode: str = "penalty"
+    legacy_factor: float = 0.35
+    generated_mode: str = "penalty"
+    generated_factor: float = 0.5
+    context_mode: str = "prefer"
+    open_file_boost: float = 1.25
+    path_prefix_boost: float = 1.5
+    language_boost: float = 1.15
+    package_boost: float = 1.2
+    symbol_boost: float = 1.3
+    collapse_duplicates: bool = True
+    expand_neighbors: int = 0
+    role_preferences: dict[str, dict[str, float]] = field(
+        default_factory=lambda: {k: dict(v) for k, v in ROLE_PREFERENCES.items()}
+    )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any], *, source: str = "config") -> RetrieverConfig:
+        known = {f.name for f in fields(cls)}
+        aliases = {k.replace("-", "_"): v for k, v in raw.items()}
+        unknown = sorted(set(aliases) - known)
+        if unknown:
+            raise InputError(f"unknown retriever setting(s): {', '.join(unknown)}", file=source)
+        merged = {**asdict(cls()), **aliases}
+        if "role_preferences" in aliases:
+            prefs = {k: dict(v) for k, v in ROLE_PREFERENCES.items()}
+            for intent, table in aliases["role_preferences"].items():
+                prefs.setdefault(intent, {}).update(table)
+            merged["role_preferences"] = prefs
+        config = cls(**merged)
+        for name, allowed in (
+            ("fusion", ("rrf", "weighted")),
+            ("legacy_mode", ("penalty", "filter", "off")),
+            ("generated_mode", ("penalty", "filter", "off")),
+            ("context_mode", ("prefer", "filter")),
+        ):
+            if getattr(config, name) not in allowed:
+                raise InputError(
+                    f"{name} must be one of {', '.join(allowed)}", file=source, field=name
+                )
+        return config
+
+    @classmethod
+    def load(cls, path: str | Path) -> RetrieverConfig:
+        """Read ``[retriever]`` from a TOML file, or a JSON object (as `tune` writes)."""
+        import tomllib
+
+        import msgspec
+
+        p = Path(path)
+        try:
+            data = p.read_bytes()
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror}", file=str(p)) from None
+        if p.suffix == ".json":
+            raw = msgspec.json.decode(data)
+            raw = raw.get("retriever", raw)
+        else:
+            try:
+                doc = tomllib.loads(data.decode("utf-8"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+                raise InputError(f"invalid TOML: {exc}", file=str(p)) from None
+            raw = doc.get("retriever", doc.get("tool", {}).get("codegold", {}).get("retriever", {}))
+        if not isinstance(raw, dict):
+            raise InputError("expected a table of retriever settings", file=str(p))
+        return cls.from_dict(raw, source=str(p))

@@ -1,0 +1,369 @@
+"""The reference retriever: lexical + symbol + path (+ dense) signals, fused, then
+reranked by role preference, reliable path context and legacy/generated policy."""
+
+from __future__ import annotations
+
+import math
+import posixpath
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+import numpy as np
+
+from codegold import __version__
+from codegold.attempts import Attempt, RetrievedChunk, RetrieverInfo
+from codegold.cases.model import Context
+from codegold.index.lexical import top_k
+from codegold.index.store import IndexedChunk, LoadedIndex
+from codegold.retrieve.config import RetrieverConfig
+from codegold.retrieve.query import Intent, QueryAnalysis, analyze
+
+RETRIEVER_NAME = "codegold-hybrid"
+LEGACY_ROLES = frozenset({"migration"})
+
+
+class Retriever(Protocol):
+    """Anything that turns a query (and reliable context) into an attempt."""
+
+    name: str
+
+    def retrieve(
+        self, query: str, *, case_id: str, context: Context | None = None, attempt_id: str
+    ) -> Attempt: ...
+
+
+@dataclass
+class Explanation:
+    row: int
+    signals: dict[str, tuple[int, float]] = field(default_factory=dict)
+    fused: float = 0.0
+    factors: dict[str, float] = field(default_factory=dict)
+    final: float = 0.0
+    dropped: str | None = None
+
+
+@dataclass
+class SearchResult:
+    analysis: QueryAnalysis
+    filters: dict[str, Any]
+    candidates: list[tuple[int, float]]
+    ranked: list[tuple[int, float]]
+    explanations: dict[int, Explanation]
+
+
+class HybridRetriever:
+    """The reference retriever over one loaded index."""
+
+    name = RETRIEVER_NAME
+
+    def __init__(
+        self,
+        index: LoadedIndex,
+        config: RetrieverConfig | None = None,
+        embedder: Any = None,
+        rewriter: Callable[[str], str] | None = None,
+    ) -> None:
+        self.index = index
+        self.config = config or RetrieverConfig()
+        self.rewriter = rewriter
+        self.embedder = embedder if index.vectors is not None else None
+        self._roles = [c.role for c in index.chunks]
+
+    # -- signals ---------------------------------------------------------------
+
+    def _lexical(self, analysis: QueryAnalysis) -> list[tuple[int, float]]:
+        terms = list(analysis.terms)
+        for ident in analysis.identifiers:
+            # the whole identifier, lowercased, is one more exact token
+            terms.append(ident.rsplit(".", 1)[-1].lower())
+        return self.index.lexical.top(terms, self.config.candidates_per_signal)
+
+    def _symbol_names(self, analysis: QueryAnalysis) -> list[tuple[str, float]]:
+        """Names to look up, with a weight: code-looking identifiers fully, plain
+        words only when some chunk defines exactly that name."""
+        names: list[tuple[str, float]] = [(i, 1.0) for i in analysis.identifiers]
+        table = self.index.symbols
+        for word in analysis.words:
+            if len(word) >= 3 and table.definitions(word):
+                names.append((word, 0.6))
+        return names
+
+    def _symbols(self, analysis: QueryAnalysis) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+        table = self.index.symbols
+        defs: dict[int, float] = {}
+        refs: dict[int, float] = {}
+        for name, weight in self._symbol_names(analysis):
+            exact = table.definitions(name)
+            found = exact or table.definitions_ci(name)
+            if found:
+                # a name defined in many places says less about each place
+                share = weight * (1.0 if exact else 0.6) / math.log2(1 + len(found))
+                for row in found:
+                    defs[row] = defs.get(row, 0.0) + share
+            used = table.references(name)
+            if used:
+                share = weight / math.log2(1 + len(used))
+                for row in used:
+                    refs[row] = refs.get(row, 0.0) + share
+        return _order(defs), _order(refs)
+
+    def _paths(self, analysis: QueryAnalysis) -> list[tuple[int, float]]:
+        hits: dict[int, float] = {}
+        if not analysis.paths:
+            return []
+        for path, rows in self.index.rows_by_file.items():
+            for mentioned in analysis.paths:
+                if path == mentioned or path.endswith("/" + mentioned):
+                    score = 1.0
+                elif mentioned in path:
+                    score = 0.5
+                else:
+                    continue
+                for row in rows:
+                    hits[row] = max(hits.get(row, 0.0), score)
+        return _order(hits)[: self.config.candidates_per_signal]
+
+    def _dense(self, analysis: QueryAnalysis) -> list[tuple[int, float]]:
+        if self.embedder is None or self.index.vectors is None:
+            return []
+        query = np.asarray(self.embedder.embed_query(analysis.raw), dtype=np.float32)
+        scores = np.asarray(self.index.vectors @ query, dtype=np.float32)
+        scores = np.where(scores > 0, scores, 0).astype(np.float32)
+        return top_k(scores, self.config.candidates_per_signal)
+
+    # -- fusion and reranking ---------------------------------------------------
+
+    def search(self, query: str, context: Context | None = None) -> SearchResult:
+        cfg = self.config
+        analysis = analyze(query)
+        defs, refs = self._symbols(analysis)
+        signals: dict[str, tuple[float, list[tuple[int, float]]]] = {
+            "lexical": (cfg.w_lexical, self._lexical(analysis)),
+            "symbol": (cfg.w_symbol, defs[: cfg.candidates_per_signal]),
+            "reference": (cfg.w_reference, refs[: cfg.candidates_per_signal]),
+            "path": (cfg.w_path, self._paths(analysis)),
+            "dense": (cfg.w_dense, self._dense(analysis)),
+        }
+        explanations: dict[int, Explanation] = {}
+        fused: dict[int, float] = {}
+        for name, (weight, hits) in signals.items():
+            if not hits or weight <= 0:
+                continue
+            best = hits[0][1] or 1.0
+            for rank, (row, score) in enumerate(hits, start=1):
+                if cfg.fusion == "rrf":
+                    value = weight / (cfg.rrf_k + rank)
+                else:
+                    value = weight * score / best
+                fused[row] = fused.get(row, 0.0) + value
+                explanations.setdefault(row, Explanation(row)).signals[name] = (rank, score)
+        candidates = _order(fused)
+        filters = _filters(context)
+        ranked: list[tuple[int, float]] = []
+        for row, score in candidates:
+            exp = explanations[row]
+            exp.fused = score
+            factors = self._factors(row, analysis, context, defs_rows=exp.signals.get("symbol"))
+            if factors is None:
+                continue
+            exp.factors = factors
+            final = score
+            for value in factors.values():
+                final *= value
+            exp.final = final
+            ranked.append((row, final))
+        ranked.sort(key=lambda rs: (-rs[1], self.index.chunks[rs[0]].chunk_id))
+        if cfg.collapse_duplicates:
+            ranked = self._collapse(ranked, explanations)
+        if cfg.expand_neighbors:
+            ranked = self._expand(ranked)
+        return SearchResult(
+            analysis=analysis,
+            filters=filters,
+            candidates=candidates[: max(cfg.depth, cfg.candidates_per_signal)],
+            ranked=ranked[: cfg.depth],
+            explanations=explanations,
+        )
+
+    def _factors(
+        self,
+        row: int,
+        analysis: QueryAnalysis,
+        context: Context | None,
+        *,
+        defs_rows: tuple[int, float] | None,
+    ) -> dict[str, float] | None:
+        """Multipliers for one candidate, or None when a hard filter drops it."""
+        cfg = self.config
+        chunk = self.index.chunks[row]
+        factors: dict[str, float] = {}
+        intent = analysis.intent
+        if intent is Intent.GENERAL and (analysis.errors or analysis.paths):
+            intent = Intent.DEFINITION
+        prefs = cfg.role_preferences.get(intent.value) or cfg.role_preferences["general"]
+        role_factor = prefs.get(chunk.role, 0.5)
+        factors["role"] = 1.0 - cfg.role_strength * (1.0 - role_factor)
+        if defs_rows is not None:
+            factors["symbol"] = cfg.symbol_boost
+        legacy = chunk.file_role == "migration" or chunk.role in LEGACY_ROLES
+        if legacy and not analysis.mentions_legacy:
+            if cfg.legacy_mode == "filter":
+                return None
+            if cfg.legacy_mode == "penalty":
+                factors["legacy"] = cfg.legacy_factor
+        generated = chunk.file_role == "generated" or chunk.role == "generated"
+        if generated and not analysis.mentions_generated:
+            if cfg.generated_mode == "filter":
+                return None
+            if cfg.generated_mode == "penalty":
+                factors["generated"] = cfg.generated_factor
+        if context is not None:
+            boost = self._context_factor(chunk, context)
+            if boost is None:
+                return None
+            if boost != 1.0:
+                factors["context"] = boost
+        return factors
+
+    def _context_factor(self, chunk: IndexedChunk, context: Context) -> float | None:
+        cfg = self.config
+        factor = 1.0
+        strict = cfg.context_mode == "filter"
+        if context.path_prefix:
+            inside = chunk.file.startswith(context.path_prefix)
+            if strict and not inside:
+                return None
+            if inside:
+                factor *= cfg.path_prefix_boost
+        if context.language:
+            same = chunk.language == context.language
+            if strict and not same:
+                return None
+            if same:
+                factor *= cfg.language_boost
+        if context.open_file:
+            here = posixpath.dirname(context.open_file)
+            there = posixpath.dirname(chunk.file)
+            if chunk.file == context.open_file:
+                factor *= cfg.open_file_boost
+            elif here and (there == here or there.startswith(here + "/") or here.startswith(there + "/")):
+                factor *= cfg.open_file_boost
+            elif here and there.split("/")[:2] == here.split("/")[:2]:
+                factor *= 1.0 + (cfg.open_file_boost - 1.0) / 2
+        if context.package:
+            segments = chunk.file.split("/")
+            if context.package in segments or chunk.file.startswith(context.package):
+                factor *= cfg.package_boost
+        return factor
+
+    def _collapse(
+        self, ranked: list[tuple[int, float]], explanations: dict[int, Explanation]
+    ) -> list[tuple[int, float]]:
+        """Two copies of the same code count once: keep the better-ranked copy."""
+        seen: dict[str, int] = {}
+        kept: list[tuple[int, float]] = []
+        for row, score in ranked:
+            digest = self.index.chunks[row].digest
+            if digest in seen:
+                explanations[row].dropped = f"duplicate of {self.index.chunks[seen[digest]].chunk_id}"
+                continue
+            seen[digest] = row
+            kept.append((row, score))
+        return kept
+
+    def _expand(self, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """Place each top hit's neighbouring chunks (same file) right after it."""
+        n = self.config.expand_neighbors
+        present = {row for row, _ in ranked}
+        out: list[tuple[int, float]] = []
+        chunks = self.index.chunks
+        for row, score in ranked[: self.config.depth]:
+            out.append((row, score))
+            for delta in range(1, n + 1):
+                for neighbour in (row - delta, row + delta):
+                    if (
+                        0 <= neighbour < len(chunks)
+                        and neighbour not in present
+                        and chunks[neighbour].file == chunks[row].file
+                    ):
+                        present.add(neighbour)
+                        out.append((neighbour, score * 0.999))
+        return out
+
+    # -- attempts ----------------------------------------------------------------
+
+    def to_chunk(self, row: int, score: float) -> RetrievedChunk:
+        c = self.index.chunks[row]
+        return RetrievedChunk(
+            chunk_id=c.chunk_id,
+            file=c.file,
+            start_line=c.start_line,
+            end_line=c.end_line,
+            role=c.role,  # type: ignore[arg-type]
+            repository_revision=self.index.revision,
+            score=round(score, 8),
+            symbol=c.symbol,
+            symbols=c.symbols or None,
+        )
+
+    def retrieve(
+        self,
+        query: str,
+        *,
+        case_id: str,
+        context: Context | None = None,
+        attempt_id: str,
+        cutoff: int | None = None,
+        retry_of: str | None = None,
+    ) -> Attempt:
+        started = datetime.now(UTC)
+        t0 = time.perf_counter()
+        searched = self.rewriter(query) if self.rewriter is not None else query
+        result = self.search(searched, context)
+        ranked = [self.to_chunk(r, s) for r, s in result.ranked]
+        candidates = [self.to_chunk(r, s) for r, s in result.candidates]
+        context_ids = tuple(c.chunk_id for c in ranked[: cutoff or len(ranked)])
+        return Attempt(
+            attempt_id=attempt_id,
+            case_id=case_id,
+            retry_of=retry_of,
+            query=query,
+            rewritten_query=searched,
+            filters=result.filters,
+            index=self.index.manifest,
+            retriever=RetrieverInfo(
+                name=RETRIEVER_NAME, version=__version__, config=self.config.to_dict()
+            ),
+            candidates=tuple(candidates),
+            ranked=tuple(ranked),
+            context_ids=context_ids,
+            started_at=started.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+            duration_ms=round((time.perf_counter() - t0) * 1000, 3),
+            debug={"analysis": result.analysis.as_dict()},
+        )
+
+
+def _order(scores: dict[int, float]) -> list[tuple[int, float]]:
+    return sorted(scores.items(), key=lambda rs: (-rs[1], rs[0]))
+
+
+def _filters(context: Context | None) -> dict[str, Any]:
+    if context is None:
+        return {}
+    out: dict[str, Any] = {}
+    for key, value in (
+        ("openFile", context.open_file),
+        ("pathPrefix", context.path_prefix),
+        ("language", context.language),
+        ("package", context.package),
+    ):
+        if value:
+            out[key] = value
+    return out
+
+
+def explain_rows(result: SearchResult, rows: Sequence[int]) -> list[Explanation]:
+    return [result.explanations[r] for r in rows]

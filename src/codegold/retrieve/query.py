@@ -1,0 +1,176 @@
+"""What a question about code asks for: identifiers, paths, error text, and intent."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from codegold.index.tokenize import STOPWORDS, tokenize_query
+
+
+class Intent(StrEnum):
+    DEFINITION = "definition"  # what is / where is X defined / how does X work
+    USAGE = "usage"  # show me an example / how do I use / who calls
+    TEST = "test"  # how do tests … / fake / mock
+    CONFIGURATION = "configuration"  # how is X configured / which setting
+    DOCS = "docs"  # documentation, guide, README
+    GENERAL = "general"
+
+
+_DOTTED = re.compile(r"\b[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)+\b")
+_CALL = re.compile(r"\b([A-Za-z_$][\w$]*)\s*\(")
+_BACKTICK = re.compile(r"`([^`]+)`")
+_WORD = re.compile(r"[A-Za-z_$][\w$]*")
+_PATH = re.compile(
+    r"(?<![\w/])((?:[\w.-]+/)+[\w.-]+|[\w-]+\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|"
+    r"kt|rb|c|h|cc|cpp|hpp|cs|md|rst|toml|ya?ml|json|ini|cfg|sql|sh))(?::\d+)*"
+)
+_PY_FRAME = re.compile(r'File "([^"]+)", line (\d+), in ([\w<>]+)')
+_JS_FRAME = re.compile(r"\bat (?:async )?([\w$.<>]+) \(?([^\s():]+):(\d+)(?::\d+)?\)?")
+_JAVA_FRAME = re.compile(r"\bat ([\w$.]+)\.([\w$<>]+)\(([\w$]+\.java):(\d+)\)")
+_ERROR = re.compile(r"\b([A-Z][\w]*(?:Error|Exception|Panic|Failure))\b:?\s*([^\n]*)")
+_QUOTED = re.compile(r"[\"'“]([^\"'”]{6,200})[\"'”]")
+
+_INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
+    (
+        Intent.TEST,
+        re.compile(
+            r"\b(tests?|tested|testing|unit ?tests?|fakes?|faked|mocks?|mocked|stubs?|"
+            r"fixtures?|spec|assert\w*)\b",
+            re.I,
+        ),
+    ),
+    (
+        Intent.USAGE,
+        re.compile(
+            r"\b(example|examples|show me|how (?:do|can|should) (?:i|we|you) (?:use|call|"
+            r"invoke|pass|construct|create|instantiate)|how to (?:use|call)|usages?|"
+            r"call(?:ed|s)? (?:from|by)|call ?sites?|who (?:calls|uses)|used (?:by|in|from)|"
+            r"where (?:is|are) \S+ (?:used|called))\b",
+            re.I,
+        ),
+    ),
+    (
+        Intent.CONFIGURATION,
+        re.compile(
+            r"\b(configur\w*|config|settings?|options?|env(?:ironment)? var\w*|flags?|"
+            r"defaults?|toggle|tunable|timeout value)\b",
+            re.I,
+        ),
+    ),
+    (
+        Intent.DOCS,
+        re.compile(r"\b(docs?|documentation|documented|readme|guide|tutorial|changelog)\b", re.I),
+    ),
+    (
+        Intent.DEFINITION,
+        re.compile(
+            r"\b(what (?:is|are|does)|where (?:is|are) \S+ (?:defined|declared|implemented)|"
+            r"defin\w*|declar\w*|implement\w*|signature|how (?:does|do|is|are)|"
+            r"where (?:do|does|is|are)|which (?:function|class|method|module|type))\b",
+            re.I,
+        ),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class QueryAnalysis:
+    raw: str
+    identifiers: tuple[str, ...]
+    words: tuple[str, ...]
+    paths: tuple[str, ...]
+    errors: tuple[str, ...]
+    intent: Intent
+    terms: tuple[str, ...]
+    mentions_legacy: bool
+    mentions_generated: bool
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "identifiers": list(self.identifiers),
+            "paths": list(self.paths),
+            "errors": list(self.errors),
+            "intent": self.intent.value,
+            "terms": list(self.terms),
+        }
+
+
+def looks_like_code(word: str) -> bool:
+    """camelCase, PascalCase with two capitals, snake_case, SCREAMING_CASE, dunder."""
+    core = word.strip("_$")
+    if not core:
+        return False
+    if "_" in core or "$" in core:
+        return True
+    if any(c.isupper() for c in core[1:]) and any(c.islower() for c in core):
+        return True
+    return core.isupper() and len(core) >= 3
+
+
+def analyze(query: str) -> QueryAnalysis:
+    """Pull out what a retriever should match exactly, and what the asker wants."""
+    identifiers: list[str] = []
+    paths: list[str] = []
+    errors: list[str] = []
+
+    for m in _PY_FRAME.finditer(query):
+        paths.append(m.group(1))
+        identifiers.append(m.group(3))
+    for m in _JAVA_FRAME.finditer(query):
+        identifiers.append(f"{m.group(1).rsplit('.', 1)[-1]}.{m.group(2)}")
+        paths.append(m.group(3))
+    for m in _JS_FRAME.finditer(query):
+        identifiers.append(m.group(1))
+        paths.append(m.group(2))
+    for m in _ERROR.finditer(query):
+        identifiers.append(m.group(1))
+        if m.group(2).strip():
+            errors.append(m.group(2).strip())
+    for m in _BACKTICK.finditer(query):
+        identifiers.extend(w for w in _DOTTED.findall(m.group(1)) or _WORD.findall(m.group(1)))
+    for m in _PATH.finditer(query):
+        candidate = m.group(1)
+        if "/" in candidate or "." in candidate.rsplit("/", 1)[-1]:
+            if _DOTTED.fullmatch(candidate) and "/" not in candidate and not _has_ext(candidate):
+                continue
+            paths.append(candidate)
+    for dotted in _DOTTED.findall(query):
+        if not _has_ext(dotted):
+            identifiers.append(re.sub(r"::|#|->", ".", dotted))
+    identifiers.extend(_CALL.findall(query))
+    words: list[str] = []
+    for word in _WORD.findall(query):
+        if looks_like_code(word):
+            identifiers.append(word)
+        elif word.lower() not in STOPWORDS and len(word) > 1:
+            words.append(word)
+    for m in _QUOTED.finditer(query):
+        errors.append(m.group(1))
+
+    intent = Intent.GENERAL
+    for candidate_intent, pattern in _INTENT_RULES:
+        if pattern.search(query):
+            intent = candidate_intent
+            break
+    lowered = query.lower()
+    return QueryAnalysis(
+        raw=query,
+        identifiers=tuple(dict.fromkeys(i for i in identifiers if i)),
+        words=tuple(dict.fromkeys(words)),
+        paths=tuple(dict.fromkeys(p.strip("./") if p.startswith("./") else p for p in paths)),
+        errors=tuple(dict.fromkeys(errors)),
+        intent=intent,
+        terms=tuple(tokenize_query(query)),
+        mentions_legacy=bool(
+            re.search(r"\b(legacy|deprecated|old|migration|migrat\w+|compat\w*|shim)\b", lowered)
+        ),
+        mentions_generated=bool(re.search(r"\b(generated|codegen|protobuf|pb2?)\b", lowered)),
+    )
+
+
+def _has_ext(text: str) -> bool:
+    return bool(
+        re.search(r"\.(py|pyi|js|jsx|ts|tsx|go|rs|java|md|toml|ya?ml|json|rb|c|h|cpp)$", text)
+    )

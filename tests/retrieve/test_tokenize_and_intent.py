@@ -1,0 +1,89 @@
+"""Identifier splitting, BM25 ordering and query-intent detection."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from codegold.index.lexical import BM25Index, top_k
+from codegold.index.tokenize import path_tokens, split_identifier, tokenize, tokenize_query
+from codegold.retrieve.query import Intent, analyze
+
+
+@pytest.mark.parametrize(
+    ("word", "parts"),
+    [
+        ("createSession", ("createsession", "create", "session")),
+        ("refresh_token", ("refresh_token", "refresh", "token")),
+        ("HTTPServer", ("httpserver", "http", "server")),
+        ("parseURL2", ("parseurl2", "parse", "url", "2")),
+        ("__init__", ("init",)),
+        ("simple", ("simple",)),
+    ],
+    ids=["camel", "snake", "acronym", "acronym-digit", "dunder", "plain"],
+)
+def test_split_identifier(word: str, parts: tuple[str, ...]) -> None:
+    assert split_identifier(word) == parts
+
+
+def test_query_and_document_tokens_meet() -> None:
+    doc = set(tokenize("def createSession(refresh_tokens): raise TokenExpired"))
+    query = tokenize_query("How does create session handle an expired refresh token?")
+    assert {"creat", "session", "refresh", "token", "expir"} <= doc
+    assert set(query) - {"handl"} <= doc
+    assert "how" not in query and "does" not in query
+
+
+def test_path_tokens_split_segments() -> None:
+    assert path_tokens("src/auth/session-service.ts") == ["src", "auth", "session", "servic", "ts"]
+
+
+def test_bm25_prefers_rarer_terms_and_breaks_ties_by_row() -> None:
+    docs = [["parse", "json"], ["parse", "webhook", "signatur"], ["parse", "json"], ["other"]]
+    index = BM25Index.build(docs)
+    ranked = index.top(["webhook", "parse"], 4)
+    assert ranked[0][0] == 1
+    tied = [row for row, _ in ranked[1:]]
+    assert tied == [0, 2]
+
+
+def test_top_k_keeps_ties_deterministic() -> None:
+    scores = np.array([0.5, 0.9, 0.5, 0.0, 0.5], dtype=np.float32)
+    assert [r for r, _ in top_k(scores, 3)] == [1, 0, 2]
+
+
+def test_bm25_roundtrip(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    index = BM25Index.build([["a", "b"], ["b", "c"]])
+    index.save(tmp_path)
+    loaded = BM25Index.load(tmp_path)
+    assert loaded.top(["c"], 2) == index.top(["c"], 2)
+
+
+@pytest.mark.parametrize(
+    ("query", "intent"),
+    [
+        ("what is RetryPolicy?", Intent.DEFINITION),
+        ("Where is Client.send defined?", Intent.DEFINITION),
+        ("How does createSession handle an expired refresh token?", Intent.DEFINITION),
+        ("Show me an example of calling createSession", Intent.USAGE),
+        ("how do I use the payment client", Intent.USAGE),
+        ("How do tests fake the payment client?", Intent.TEST),
+        ("How is RetryPolicy configured for outbound calls?", Intent.CONFIGURATION),
+        ("which environment variable sets the API key", Intent.CONFIGURATION),
+        ("is there documentation for webhooks", Intent.DOCS),
+        ("payment client", Intent.GENERAL),
+    ],
+    ids=lambda v: str(v)[:30],
+)
+def test_intent(query: str, intent: Intent) -> None:
+    assert analyze(query).intent is intent
+
+
+def test_analysis_finds_identifiers_paths_and_frames() -> None:
+    a = analyze('File "app/views.py", line 12, in get_user\nKeyError: user_id')
+    assert "get_user" in a.identifiers and "KeyError" in a.identifiers
+    assert "app/views.py" in a.paths
+    b = analyze("Where is `Client.send` defined in httpx/_client.py?")
+    assert "Client.send" in b.identifiers and "httpx/_client.py" in b.paths
+    c = analyze("at com.acme.Billing.charge(Billing.java:42)")
+    assert "Billing.charge" in c.identifiers
