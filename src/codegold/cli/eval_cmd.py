@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from codegold.cases import Suite
+    from codegold.evaluate.records import CaseResult
 
 
 @click.command("eval")
@@ -30,8 +35,29 @@ import click
     type=click.Path(path_type=Path),
     help="Folder for results.json and summary.json.",
 )
+@click.option(
+    "--repo",
+    "repo_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Git repository at the pinned revisions: enables diagnosis of failures.",
+)
+@click.option(
+    "--index",
+    "index_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="codegold index root used for diagnosis (default: OUT/index; built if missing).",
+)
 @click.option("--quiet", is_flag=True, help="Print nothing on success.")
-def eval_(cases_path: Path, attempts_path: Path, out_dir: Path, quiet: bool) -> None:
+def eval_(
+    cases_path: Path,
+    attempts_path: Path,
+    out_dir: Path,
+    repo_path: Path | None,
+    index_dir: Path | None,
+    quiet: bool,
+) -> None:
     """Evaluate recorded attempts against a suite.
 
     Exits 0 when it evaluated, whatever the pass rate (use `codegold gate` to block),
@@ -46,6 +72,10 @@ def eval_(cases_path: Path, attempts_path: Path, out_dir: Path, quiet: bool) -> 
     ledger = AttemptLedger()
     attempts = iter_attempts(attempts_path, known_cases=[c.id for c in suite.cases])
     records = evaluate_attempts(suite, ledger.watch(attempts))
+    if repo_path is not None:
+        records = _diagnose(
+            suite, records, attempts_path, repo_path, index_dir or out_dir / "index", quiet=quiet
+        )
     identity = run_identity(suite, ledger, attempts_digest=digest_file(attempts_path))
     summary = write_results(out_dir, records, identity)
     if not quiet:
@@ -53,6 +83,39 @@ def eval_(cases_path: Path, attempts_path: Path, out_dir: Path, quiet: bool) -> 
 
         print_summary(summary, records)
         click.echo(f"wrote {out_dir / 'results.json'} and {out_dir / 'summary.json'}")
+
+
+def _diagnose(
+    suite: Suite,
+    records: list[CaseResult],
+    attempts_path: Path,
+    repo_path: Path,
+    index_root: Path,
+    *,
+    quiet: bool,
+) -> list[CaseResult]:
+    """Index the repository at each pinned revision (if needed) and diagnose failures."""
+    from codegold.attempts import iter_attempts
+    from codegold.cli._progress import progress_bar
+    from codegold.cli.pipeline import diagnosis_context, ensure_indexes
+    from codegold.corpus.git import GitRepo
+    from codegold.diagnose import diagnose_records
+
+    failed_ids = {r.attempt_id for r in records if not r.passed and r.attempt_id}
+    attempts = {a.attempt_id: a for a in iter_attempts(attempts_path) if a.attempt_id in failed_ids}
+    with GitRepo(repo_path) as git, progress_bar() as report:
+        ensure_indexes(
+            git,
+            suite.revisions,
+            index_root,
+            policy_path=None,
+            embedder=None,
+            repository_name=suite.repository_name,
+            report=report,
+            quiet=quiet,
+        )
+        ctx = diagnosis_context(git, index_root)
+        return diagnose_records(suite.by_id(), records, attempts, ctx)
 
 
 @click.command("schema")

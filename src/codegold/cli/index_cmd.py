@@ -32,14 +32,26 @@ def resolve_embedder(spec: str) -> object | None:
 @click.command("index")
 @click.argument("repo", type=click.Path(path_type=Path))
 @click.option("--revision", default="HEAD", show_default=True, help="Commit to index.")
-@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=DEFAULT_INDEX,
-              show_default=True, help="Index root folder.")
-@click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
-              help="codegold.toml with [policy] (default: the repository's own, at the revision).")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path),
+    default=DEFAULT_INDEX,
+    show_default=True,
+    help="Index root folder.",
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="codegold.toml with [policy] (default: the repository's own, at the revision).",
+)
 @embedder_option
 @click.option("--force", is_flag=True, help="Rebuild even when an identical build exists.")
-def index(repo: Path, revision: str, out_dir: Path, config_path: Path | None, embedder: str,
-          force: bool) -> None:
+def index(
+    repo: Path, revision: str, out_dir: Path, config_path: Path | None, embedder: str, force: bool
+) -> None:
     """Index REPO (normal or bare git repository) at a revision, from git objects."""
     from codegold.cli._progress import progress_bar
     from codegold.corpus.git import GitRepo
@@ -51,27 +63,47 @@ def index(repo: Path, revision: str, out_dir: Path, config_path: Path | None, em
         policy = load_policy(repo=git, revision=sha, config_path=config_path)
         options = BuildOptions(embedder=resolve_embedder(embedder), repository_name=repo.name)
         with progress_bar() as report:
-            manifest = build_index(git, sha, out_dir, policy=policy, options=options,
-                                   progress=report, force=force)
+            manifest = build_index(
+                git, sha, out_dir, policy=policy, options=options, progress=report, force=force
+            )
     click.echo(f"indexed {describe_manifest(manifest)} into {out_dir}")
 
 
 @click.command("search")
 @click.argument("query")
-@click.option("--index", "index_dir", type=click.Path(path_type=Path), default=DEFAULT_INDEX,
-              show_default=True)
+@click.option(
+    "--index",
+    "index_dir",
+    type=click.Path(path_type=Path),
+    default=DEFAULT_INDEX,
+    show_default=True,
+)
 @click.option("--revision", default=None, help="Which indexed revision (when several).")
 @click.option("--open-file", default=None, help="The file the asker has open (reliable context).")
 @click.option("--path-prefix", default=None, help="Reliable path context.")
 @click.option("--language", default=None, help="Reliable language context.")
 @click.option("-k", "k", default=10, show_default=True)
 @click.option("--explain", is_flag=True, help="Show why each chunk ranked where it did.")
-@click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
-              help="Retriever settings (TOML [retriever] or tune's JSON).")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Retriever settings (TOML [retriever] or tune's JSON).",
+)
 @embedder_option
-def search(query: str, index_dir: Path, revision: str | None, open_file: str | None,
-           path_prefix: str | None, language: str | None, k: int, explain: bool,
-           config_path: Path | None, embedder: str) -> None:
+def search(
+    query: str,
+    index_dir: Path,
+    revision: str | None,
+    open_file: str | None,
+    path_prefix: str | None,
+    language: str | None,
+    k: int,
+    explain: bool,
+    config_path: Path | None,
+    embedder: str,
+) -> None:
     """Search an index with the reference retriever."""
     from codegold.cases.model import Context
     from codegold.index.store import open_index
@@ -90,8 +122,10 @@ def search(query: str, index_dir: Path, revision: str | None, open_file: str | N
     click.echo(f"intent={a.intent.value} identifiers={list(a.identifiers)} paths={list(a.paths)}")
     for rank, (row, score) in enumerate(result.ranked[:k], start=1):
         c = loaded.chunks[row]
-        click.echo(f"{rank:>3}. {c.file}:{c.start_line}-{c.end_line}  {c.symbol or '-'}  "
-                   f"[{c.role}]  score={score:.4f}")
+        click.echo(
+            f"{rank:>3}. {c.file}:{c.start_line}-{c.end_line}  {c.symbol or '-'}  "
+            f"[{c.role}]  score={score:.4f}"
+        )
         if explain:
             e = result.explanations[row]
             sig = ", ".join(f"{n}#{r}({s:.3g})" for n, (r, s) in sorted(e.signals.items()))
@@ -119,26 +153,49 @@ def chunks(repo: Path, path: str, revision: str, config_path: Path | None, as_js
             raise InputError(f"no file {path!r} at {sha}", file=str(repo))
         policy = load_policy(repo=git, revision=sha, config_path=config_path)
         verdict = policy.classify(path, data, git.attributes(sha).lookup(path), size=len(data))
-    result = chunk_file(path, data.decode("utf-8", errors="replace"), file_role=verdict.role,
-                        config=ChunkerConfig())
+    result = chunk_file(
+        path, data.decode("utf-8", errors="replace"), file_role=verdict.role, config=ChunkerConfig()
+    )
     if as_json:
         import msgspec
 
         from codegold._io import encode_json
 
         rows = [
-            {"startLine": c.start_line, "endLine": c.end_line, "kind": c.kind, "role": str(c.role),
-             "symbol": c.symbol, "symbols": list(c.symbols), "references": list(c.references)}
+            {
+                "startLine": c.start_line,
+                "endLine": c.end_line,
+                "kind": c.kind,
+                "role": str(c.role),
+                "symbol": c.symbol,
+                "symbols": list(c.symbols),
+                "references": list(c.references),
+            }
             for c in result.chunks
         ]
-        click.echo(encode_json({"file": path, "revision": sha, "status": str(verdict.status),
-                                "fileRole": str(verdict.role), "rule": verdict.rule,
-                                "parseOk": result.parse_ok, "chunks": rows}).decode(), nl=False)
+        click.echo(
+            encode_json(
+                {
+                    "file": path,
+                    "revision": sha,
+                    "status": str(verdict.status),
+                    "fileRole": str(verdict.role),
+                    "rule": verdict.rule,
+                    "parseOk": result.parse_ok,
+                    "chunks": rows,
+                }
+            ).decode(),
+            nl=False,
+        )
         del msgspec
         return
-    click.echo(f"{path} at {sha[:12]}: status={verdict.status} role={verdict.role} "
-               f"rule={verdict.rule or '-'} parse_ok={result.parse_ok}")
+    click.echo(
+        f"{path} at {sha[:12]}: status={verdict.status} role={verdict.role} "
+        f"rule={verdict.rule or '-'} parse_ok={result.parse_ok}"
+    )
     for c in result.chunks:
         refs = ", ".join(c.references[:8]) + (" …" if len(c.references) > 8 else "")
-        click.echo(f"  {c.start_line:>5}-{c.end_line:<5} {c.kind:<9} {str(c.role):<12} "
-                   f"{c.symbol or '-'}  defines={list(c.symbols)}  refs=[{refs}]")
+        click.echo(
+            f"  {c.start_line:>5}-{c.end_line:<5} {c.kind:<9} {c.role!s:<12} "
+            f"{c.symbol or '-'}  defines={list(c.symbols)}  refs=[{refs}]"
+        )

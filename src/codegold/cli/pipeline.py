@@ -10,12 +10,54 @@ from codegold.cases import load_suite
 from codegold.cli._progress import echo_err, progress_bar
 from codegold.corpus.git import GitRepo
 from codegold.corpus.policy import load_policy
+from codegold.diagnose import DiagnosisContext, diagnose_records
+from codegold.errors import InputError
 from codegold.evaluate import evaluate_attempts
 from codegold.evaluate.records import CaseResult
 from codegold.index.build import BuildOptions, build_index, describe_manifest
+from codegold.index.store import LoadedIndex, open_index
 from codegold.report.artifacts import ATTEMPTS, run_identity, write_results
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.runner import RetrievalSession
+
+
+def diagnosis_context(git: GitRepo, index_root: Path) -> DiagnosisContext:
+    """Diagnosis reads codegold's own index of each revision, and file text from git."""
+    indexes: dict[str, LoadedIndex | None] = {}
+
+    def index_for(revision: str) -> LoadedIndex | None:
+        if revision not in indexes:
+            try:
+                indexes[revision] = open_index(index_root, revision)
+            except InputError:
+                indexes[revision] = None
+        return indexes[revision]
+
+    def read_text(revision: str, path: str) -> str | None:
+        data = git.read_path(revision, path)
+        return data.decode("utf-8", errors="replace") if data is not None else None
+
+    return DiagnosisContext(index_for=index_for, read_text=read_text)
+
+
+def ensure_indexes(
+    git: GitRepo,
+    revisions: list[str] | tuple[str, ...],
+    root: Path,
+    *,
+    policy_path: Path | None,
+    embedder: Any,
+    repository_name: str | None,
+    report: Any,
+    quiet: bool,
+) -> None:
+    for revision in revisions:
+        sha = git.resolve(revision)
+        policy = load_policy(repo=git, revision=sha, config_path=policy_path)
+        options = BuildOptions(embedder=embedder, repository_name=repository_name)
+        manifest = build_index(git, sha, root, policy=policy, options=options, progress=report)
+        if not quiet:
+            echo_err(f"index: {describe_manifest(manifest)}")
 
 
 def run_pipeline(
@@ -37,13 +79,16 @@ def run_pipeline(
     if config is None:
         config = RetrieverConfig.load(config_path) if config_path else RetrieverConfig()
     with GitRepo(repo_path) as git, progress_bar() as report:
-        for revision in suite.revisions:
-            sha = git.resolve(revision)
-            policy = load_policy(repo=git, revision=sha, config_path=policy_path)
-            options = BuildOptions(embedder=embedder, repository_name=suite.repository_name)
-            manifest = build_index(git, sha, root, policy=policy, options=options, progress=report)
-            if not quiet:
-                echo_err(f"index: {describe_manifest(manifest)}")
+        ensure_indexes(
+            git,
+            suite.revisions,
+            root,
+            policy_path=policy_path,
+            embedder=embedder,
+            repository_name=suite.repository_name,
+            report=report,
+            quiet=quiet,
+        )
         make = None
         if retriever_name == "bm25-window":
             from codegold.retrieve.baseline import WindowBM25Retriever
@@ -53,8 +98,10 @@ def run_pipeline(
 
         session = RetrievalSession(root, config, embedder=embedder, make_retriever=make)
         attempts = session.retrieve_suite(suite, repeat=repeat, progress=report)
+        records = evaluate_attempts(suite, attempts)
+        ctx = diagnosis_context(git, root)
+        records = diagnose_records(suite.by_id(), records, {a.attempt_id: a for a in attempts}, ctx)
     write_jsonl_atomic(out_dir / ATTEMPTS, attempts)
-    records = evaluate_attempts(suite, attempts)
     identity = run_identity(suite, attempts)
     summary = write_results(out_dir, records, identity)
     return summary, records

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import shutil
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ import numpy as np
 from codegold import __version__
 from codegold._io import write_json_atomic
 from codegold.attempts import IndexManifest
-from codegold.chunking import CHUNKER_VERSION, ChunkerConfig, chunk_file
+from codegold.chunking import ChunkerConfig, chunk_file, chunker_version
 from codegold.chunking.languages import language_for_path
 from codegold.corpus.git import GitRepo
 from codegold.corpus.inventory import build_inventory
@@ -42,7 +43,7 @@ Progress = Callable[[str, int, int], None]
 
 @dataclass(frozen=True)
 class BuildOptions:
-    chunker: ChunkerConfig = ChunkerConfig()
+    chunker: ChunkerConfig = field(default_factory=ChunkerConfig)
     workers: int = 0  # 0: one per core, at most 4
     embedder: Any = None  # an EmbeddingProvider, or None for lexical + symbols only
     repository_name: str | None = None
@@ -81,7 +82,13 @@ def chunk_tokens(chunk: IndexedChunk) -> list[str]:
     names: list[str] = []
     for name in chunk.symbols or ((chunk.symbol,) if chunk.symbol else ()):
         names.extend(tokenize(name.replace(".", " ")))
-    return [*tokenize(chunk.text), *tokenize(chunk.header), *names, *names, *path_tokens(chunk.file)]
+    return [
+        *tokenize(chunk.text),
+        *tokenize(chunk.header),
+        *names,
+        *names,
+        *path_tokens(chunk.file),
+    ]
 
 
 def _work(payload: bytes) -> bytes:
@@ -115,7 +122,9 @@ def _chunk_job(job: _FileJob, config: ChunkerConfig, version: str) -> _FileOut:
         )
         for c in result.chunks
     ]
-    return _FileOut(chunks=chunks, tokens=[chunk_tokens(c) for c in chunks], parse_ok=result.parse_ok)
+    return _FileOut(
+        chunks=chunks, tokens=[chunk_tokens(c) for c in chunks], parse_ok=result.parse_ok
+    )
 
 
 def build_id_for(
@@ -125,8 +134,8 @@ def build_id_for(
     identity = {
         "format": FORMAT_VERSION,
         "revision": revision,
-        "chunkerVersion": CHUNKER_VERSION,
-        "chunkerConfig": msgspec.to_builtins(options.chunker.__dict__),
+        "chunkerVersion": chunker_version(options.chunker),
+        "chunkerConfig": options.chunker.as_dict(),
         "pathPolicy": policy.digest(),
         "embedding": embedding,
     }
@@ -194,8 +203,9 @@ def _build_into(
         if e.status is FileStatus.INDEXED
     ]
     cache = BuildCache(where.cache)
+    stats: dict[str, int] = {}
     try:
-        outs = _chunk_all(jobs, cache, options, progress)
+        outs = _chunk_all(jobs, cache, options, progress, stats)
         rows: list[IndexedChunk] = []
         tokens: list[list[str]] = []
         per_file: dict[str, tuple[int, bool]] = {}
@@ -225,11 +235,13 @@ def _build_into(
         cache.close()
     stored = [_stored(e, per_file.get(e.path)) for e in inventory.entries]
     write_json_atomic(folder / "inventory.json", stored, pretty=False)
-    write_json_atomic(folder / "build.json", {**identity, "codegoldVersion": __version__})
+    write_json_atomic(
+        folder / "build.json", {**identity, "codegoldVersion": __version__, "stats": stats}
+    )
     manifest = IndexManifest(
         build_id=build_id,
         repository_revision=sha,
-        chunker_version=CHUNKER_VERSION,
+        chunker_version=chunker_version(options.chunker),
         path_policy=policy.digest(),
         built_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         complete=True,
@@ -269,8 +281,9 @@ def _chunk_all(
     cache: BuildCache,
     options: BuildOptions,
     progress: Progress | None,
+    stats: dict[str, int],
 ) -> list[_FileOut]:
-    version = CHUNKER_VERSION
+    version = chunker_version(options.chunker)
     keys = [_cache_key(j, version) for j in jobs]
     cached = cache.get_many("chunks", keys)
     outs: dict[int, _FileOut] = {}
@@ -278,7 +291,9 @@ def _chunk_all(
         if key in cached:
             outs[i] = msgspec.msgpack.decode(cached[key], type=_FileOut)
     todo = [i for i in range(len(jobs)) if i not in outs]
-    config_raw = msgspec.to_builtins(options.chunker.__dict__)
+    stats["filesFromCache"] = len(jobs) - len(todo)
+    stats["filesChunked"] = len(todo)
+    config_raw = dataclasses.asdict(options.chunker)
     workers = options.workers or min(os.cpu_count() or 1, 4)
     total_bytes = sum(len(jobs[i].data) for i in todo)
     if progress:
@@ -297,14 +312,14 @@ def _chunk_all(
         done = 0
         with ProcessPoolExecutor(max_workers=workers) as pool:
             for batch, raw in zip(batches, pool.map(_work, payloads), strict=True):
-                for i, out in zip(batch, msgspec.msgpack.decode(raw, type=list[_FileOut]), strict=True):
+                for i, out in zip(
+                    batch, msgspec.msgpack.decode(raw, type=list[_FileOut]), strict=True
+                ):
                     outs[i] = out
                 done += len(batch)
                 if progress:
                     progress("chunking", done, len(todo))
-    cache.put_many(
-        "chunks", ((keys[i], msgspec.msgpack.encode(outs[i])) for i in todo)
-    )
+    cache.put_many("chunks", ((keys[i], msgspec.msgpack.encode(outs[i])) for i in todo))
     return [outs[i] for i in range(len(jobs))]
 
 
@@ -359,4 +374,4 @@ def describe_manifest(manifest: IndexManifest) -> str:
     )
 
 
-__all__ = ["BuildOptions", "build_index", "chunk_tokens", "describe_manifest", "replace"]
+__all__ = ["BuildOptions", "build_index", "chunk_tokens", "describe_manifest"]

@@ -39,15 +39,22 @@ def plain_tokens(text: str) -> list[str]:
 class WindowBM25Retriever:
     name = "bm25-window"
 
-    def __init__(self, index: LoadedIndex, windows: list[RetrievedChunk], lexical: BM25Index,
-                 window_lines: int) -> None:
+    def __init__(
+        self,
+        index: LoadedIndex,
+        windows: list[RetrievedChunk],
+        lexical: BM25Index,
+        window_lines: int,
+    ) -> None:
         self.index = index
         self.windows = windows
         self.lexical = lexical
         self.window_lines = window_lines
 
     @classmethod
-    def from_index(cls, index: LoadedIndex, repo: GitRepo, window_lines: int = 40) -> WindowBM25Retriever:
+    def from_index(
+        cls, index: LoadedIndex, repo: GitRepo, window_lines: int = 40
+    ) -> WindowBM25Retriever:
         entries = [
             e for e in index.inventory if e.status in (FileStatus.INDEXED, FileStatus.UNPARSABLE)
         ]
@@ -99,9 +106,7 @@ class WindowBM25Retriever:
         started = datetime.now(UTC)
         t0 = time.perf_counter()
         hits = self.lexical.top(plain_tokens(query), 50)
-        ranked = tuple(
-            _with_score(self.windows[row], score) for row, score in hits
-        )
+        ranked = tuple(_with_score(self.windows[row], score) for row, score in hits)
         return Attempt(
             attempt_id=attempt_id,
             case_id=case_id,

@@ -103,6 +103,7 @@ class RetrieverConfig:
     language_boost: float = 1.15
     package_boost: float = 1.2
     symbol_boost: float = 1.3
+    thin_factor: float = 0.5
     collapse_duplicates: bool = True
     expand_neighbors: int = 0
     role_preferences: dict[str, dict[str, float]] = field(

@@ -91,7 +91,9 @@ class HybridRetriever:
                 names.append((word, 0.6))
         return names
 
-    def _symbols(self, analysis: QueryAnalysis) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+    def _symbols(
+        self, analysis: QueryAnalysis
+    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
         table = self.index.symbols
         defs: dict[int, float] = {}
         refs: dict[int, float] = {}
@@ -208,6 +210,9 @@ class HybridRetriever:
         factors["role"] = 1.0 - cfg.role_strength * (1.0 - role_factor)
         if defs_rows is not None:
             factors["symbol"] = cfg.symbol_boost
+        if chunk.kind == "module" and chunk.end_line - chunk.start_line < 2:
+            # a line or two of imports or glue: rarely what anyone asked for
+            factors["thin"] = cfg.thin_factor
         legacy = chunk.file_role == "migration" or chunk.role in LEGACY_ROLES
         if legacy and not analysis.mentions_legacy:
             if cfg.legacy_mode == "filter":
@@ -247,9 +252,10 @@ class HybridRetriever:
         if context.open_file:
             here = posixpath.dirname(context.open_file)
             there = posixpath.dirname(chunk.file)
-            if chunk.file == context.open_file:
-                factor *= cfg.open_file_boost
-            elif here and (there == here or there.startswith(here + "/") or here.startswith(there + "/")):
+            if chunk.file == context.open_file or (
+                here
+                and (there == here or there.startswith(here + "/") or here.startswith(there + "/"))
+            ):
                 factor *= cfg.open_file_boost
             elif here and there.split("/")[:2] == here.split("/")[:2]:
                 factor *= 1.0 + (cfg.open_file_boost - 1.0) / 2
@@ -268,7 +274,9 @@ class HybridRetriever:
         for row, score in ranked:
             digest = self.index.chunks[row].digest
             if digest in seen:
-                explanations[row].dropped = f"duplicate of {self.index.chunks[seen[digest]].chunk_id}"
+                explanations[
+                    row
+                ].dropped = f"duplicate of {self.index.chunks[seen[digest]].chunk_id}"
                 continue
             seen[digest] = row
             kept.append((row, score))

@@ -45,7 +45,7 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
         Intent.USAGE,
         re.compile(
             r"\b(example|examples|show me|how (?:do|can|should) (?:i|we|you) (?:use|call|"
-            r"invoke|pass|construct|create|instantiate)|how to (?:use|call)|usages?|"
+            r"invoke|pass)|how to (?:use|call)|usages?|"
             r"call(?:ed|s)? (?:from|by)|call ?sites?|who (?:calls|uses)|used (?:by|in|from)|"
             r"where (?:is|are) \S+ (?:used|called))\b",
             re.I,

@@ -1,0 +1,183 @@
+"""`codegold compare`, `codegold gate` and `codegold export-trec`: wiring only.
+
+Heavy imports (numpy, rich, the comparison itself) happen inside the commands, so
+`codegold --help` and `codegold gate --help` stay fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+_RESULTS = click.Path(path_type=Path, dir_okay=True)
+
+
+@click.command("compare")
+@click.argument("base", type=_RESULTS)
+@click.argument("head", type=_RESULTS)
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Also write the full comparison as JSON (every case, every slice).",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Seed of the randomization test and the bootstrap.",
+)
+@click.option(
+    "--resamples",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    help="Sign flips and bootstrap resamples per slice and metric.",
+)
+def compare(base: Path, head: Path, json_out: Path | None, seed: int, resamples: int) -> None:
+    """Compare two runs (results.json, or their run folders) case by case and slice
+    by slice.
+
+    Flagged slices (regressed, or hiding regressed cases behind a net gain) are listed
+    first. Exits 0 whatever changed; use `codegold gate` to block.
+    """
+    from rich.console import Console
+
+    from codegold._io import write_json_atomic
+    from codegold.compare import compare_runs, load_outcomes
+
+    comparison = compare_runs(
+        load_outcomes(base),
+        load_outcomes(head),
+        seed=seed,
+        resamples=resamples,
+        base_label=str(base),
+        head_label=str(head),
+    )
+    if json_out is not None:
+        write_json_atomic(json_out, comparison.to_dict())
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console.width = max(console.width, 200)
+    console.print(comparison.to_rich())
+    if json_out is not None:
+        click.echo(f"wrote {json_out}")
+
+
+@click.command("gate")
+@click.argument("results", type=_RESULTS)
+@click.option(
+    "--policy",
+    "policy_path",
+    required=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Gate policy (TOML).",
+)
+@click.option(
+    "--baseline", type=_RESULTS, help="Baseline run, required when the policy uses noRegression."
+)
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Also write the decision as JSON.",
+)
+def gate(results: Path, policy_path: Path, baseline: Path | None, json_out: Path | None) -> None:
+    """Decide whether a run blocks CI, printing every reason.
+
+    Exits 1 when blocked, 0 when not, 2 on bad input (including a noRegression
+    policy without --baseline).
+    """
+    from codegold._io import write_json_atomic
+    from codegold.compare import load_outcomes
+    from codegold.gate import evaluate_gate, load_policy
+
+    policy = load_policy(policy_path)
+    decision = evaluate_gate(
+        load_outcomes(results),
+        policy,
+        load_outcomes(baseline) if baseline is not None else None,
+        results_label=str(results),
+        baseline_label=str(baseline) if baseline is not None else "baseline",
+    )
+    if json_out is not None:
+        write_json_atomic(json_out, decision.to_dict())
+    for line in decision.lines():
+        click.echo(line)
+    if decision.blocked:
+        # SystemExit rather than ctx.exit: the code must survive any caller of main().
+        raise SystemExit(1)
+
+
+@click.command("export-trec")
+@click.argument("results", type=_RESULTS)
+@click.option(
+    "--out-dir",
+    required=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Folder for run.trec and qrels.trec.",
+)
+@click.option(
+    "--granularity",
+    type=click.Choice(["chunk", "symbol", "file"]),
+    default="chunk",
+    show_default=True,
+    help="Document id: chunk id, file#symbol, or file path.",
+)
+@click.option(
+    "--suite",
+    "suite_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Gold suite: file-level gold qrels instead of the projection (needs --granularity file).",
+)
+@click.option("--tag", default="codegold", show_default=True, help="Run tag (last column).")
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Write every ranked chunk, not only the first `cutoff` of each case.",
+)
+def export_trec(
+    results: Path,
+    out_dir: Path,
+    granularity: str,
+    suite_path: Path | None,
+    tag: str,
+    full: bool,
+) -> None:
+    """Write TREC run and qrels files, to cross-check with trec_eval or ir_measures.
+
+    Without --suite the qrels are a projection of the results' per-rank matches:
+    rank-position measures (RR, Success, P@k) are exact, recall-type ones are not.
+    """
+    from codegold.report.artifacts import load_results
+    from codegold.trec import GRANULARITIES
+    from codegold.trec import export_trec as write_trec
+
+    suite = None
+    if suite_path is not None:
+        from codegold.cases import load_suite
+
+        suite = load_suite(suite_path)
+    chosen = next(g for g in GRANULARITIES if g == granularity)
+    export = write_trec(
+        load_results(results),
+        out_dir,
+        suite=suite,
+        granularity=chosen,
+        tag=tag,
+        full=full,
+        source=str(results),
+    )
+    click.echo(
+        f"wrote {export.run_path} ({export.run_lines} lines) and {export.qrels_path} "
+        f"({export.qrels_lines} lines): {export.queries} queries at {export.granularity} "
+        f"level, qrels from {export.qrels_source}"
+    )
+    if export.skipped_invalid:
+        click.echo(f"left out {len(export.skipped_invalid)} invalid cases (never scored)")
+    if export.empty:
+        click.echo(
+            f"{len(export.empty)} cases retrieved nothing: run trec_eval with -c to count them"
+        )

@@ -1,0 +1,97 @@
+"""The inventory of a revision: every path, what the policy did with it, and why.
+
+:func:`build_inventory` lists the commit's tree once (``ls-tree``), classifies each
+path by its name, size and ``.gitattributes``, then reads -- through one
+``cat-file --batch`` stream, each distinct blob once -- only the files whose content
+matters: those that may be indexed (binary check, generated markers) and those
+whose role a generated marker could still change. Vendored, build, explicitly
+excluded and oversize files are never read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
+
+from codegold.corpus.attributes import AttributeValue
+from codegold.corpus.git import MODE_GITLINK, MODE_SYMLINK, GitRepo
+from codegold.corpus.model import FileEntry, FileStatus, InventoryEntry
+from codegold.corpus.policy import Classification, PathPolicy
+
+__all__ = ["Inventory", "build_inventory"]
+
+LanguageOf = Callable[[str], str | None]
+
+
+class Inventory(NamedTuple):
+    """``entries``: every path at the revision, sorted by path (submodules and
+    symlinks included, as EXCLUDED). ``contents``: the bytes of every INDEXED file,
+    by path, undecoded."""
+
+    entries: list[InventoryEntry]
+    contents: dict[str, bytes]
+
+
+def _entry(
+    file: FileEntry, result: Classification, language_of: LanguageOf | None
+) -> InventoryEntry:
+    return InventoryEntry(
+        path=file.path,
+        blob=file.blob,
+        size=file.size,
+        status=result.status,
+        role=result.role,
+        language=language_of(file.path) if language_of is not None else None,
+        rule=result.rule,
+    )
+
+
+def build_inventory(
+    repo: GitRepo,
+    revision: str,
+    policy: PathPolicy,
+    *,
+    language_of: LanguageOf | None = None,
+) -> Inventory:
+    """Classify every path of ``revision`` and read the indexed files' bytes.
+
+    Symlinks are EXCLUDED with rule ``symlink`` (their blob is a path, not code, and
+    following them could leave the commit); submodules are EXCLUDED with rule
+    ``submodule`` (their content is another repository). ``language_of`` maps a
+    path to its language name (the chunking module's ``language_for_path``).
+    """
+    sha = repo.resolve(revision)
+    files = repo.list_files(sha, submodules=True)
+    attributes = repo.attributes(sha, files)
+    no_attrs: Mapping[str, AttributeValue] = {}
+
+    decided: dict[str, InventoryEntry] = {}
+    pending: list[FileEntry] = []
+    for file in files:
+        attrs = attributes.lookup(file.path) if attributes else no_attrs
+        if file.mode in (MODE_SYMLINK, MODE_GITLINK):
+            role = policy.classify(file.path, None, attrs).role
+            rule = "symlink" if file.mode == MODE_SYMLINK else "submodule"
+            decided[file.path] = _entry(
+                file, Classification(FileStatus.EXCLUDED, role, rule), language_of
+            )
+            continue
+        result = policy.classify_path(file.path, attrs, size=file.size)
+        if result is None:
+            pending.append(file)
+        else:
+            decided[file.path] = _entry(file, result, language_of)
+
+    contents: dict[str, bytes] = {}
+    if pending:
+        blobs = dict(repo.read_blobs(sorted({f.blob for f in pending})))
+        for file in pending:
+            data = blobs[file.blob]
+            attrs = attributes.lookup(file.path) if attributes else no_attrs
+            result = policy.classify(file.path, data, attrs, size=file.size)
+            decided[file.path] = _entry(file, result, language_of)
+            if result.status is FileStatus.INDEXED:
+                contents[file.path] = data
+
+    entries = [decided[path] for path in sorted(decided)]
+    return Inventory(entries, contents)
