@@ -176,8 +176,8 @@ def export_trec(
         f"level, qrels from {export.qrels_source}"
     )
     if export.skipped_invalid:
-        click.echo(f"left out {len(export.skipped_invalid)} invalid cases (never scored)")
+        click.echo(f"left out {len(export.skipped_invalid)} invalid case(s) (never scored)")
     if export.empty:
         click.echo(
-            f"{len(export.empty)} cases retrieved nothing: run trec_eval with -c to count them"
+            f"{len(export.empty)} case(s) retrieved nothing: run trec_eval with -c to count them"
         )

@@ -26,7 +26,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "gate": ("codegold.cli.compare_cmd", "gate", "Decide whether a run blocks CI."),
     "export-trec": ("codegold.cli.compare_cmd", "export_trec", "Write TREC qrels and run files."),
     "diagnose": ("codegold.cli.diagnose_cmd", "diagnose", "Explain failed cases."),
-    "lint": ("codegold.cli.diagnose_cmd", "lint", "Check a suite's labels against a repository."),
+    "lint": ("codegold.cli.lint_cmd", "lint", "Check a suite's labels against a repository."),
     "report": ("codegold.cli.report_cmd", "report", "Write HTML or JUnit reports."),
     "tune": ("codegold.cli.tune_cmd", "tune", "Tune retriever weights on a training split."),
     "answers": ("codegold.cli.compare_cmd", "answers", "Join answer logs to retrieval attempts."),

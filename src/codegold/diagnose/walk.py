@@ -250,10 +250,16 @@ def _chunking_cause(
     if not existing:
         return None
     if live:
-        if any(f.matching_chunks for f in existing):
-            return None
+        for f in existing:
+            if f.matching_chunks and (
+                f.span is None
+                or any(
+                    c.start_line <= f.span[0] and c.end_line >= f.span[1] for c in f.matching_chunks
+                )
+            ):
+                return None  # the index holds a correct chunk for this alternative
         f = existing[0]
-        if f.covering_chunk is not None:
+        if f.covering_chunk is not None and not f.matching_chunks:
             c = f.covering_chunk
             return (
                 Cause.METADATA_MISMATCH,
@@ -264,8 +270,11 @@ def _chunking_cause(
             spans = ", ".join(f"{c.start_line}-{c.end_line}" for c in f.boundary_chunks)
             return (
                 Cause.CHUNK_BOUNDARY,
-                f"{f.target.describe()} spans {f.span}; split across chunks {spans}",
+                f"{f.target.describe()} spans lines {f.span[0] if f.span else '?'}-"
+                f"{f.span[1] if f.span else '?'}; split across chunks {spans}",
             )
+        if f.matching_chunks:
+            return None  # labelled lines disagree with the index; lint reports that
         return (
             Cause.NOT_CHUNKED,
             f"{f.target.describe()} exists (lines {f.span}) but no chunk covers it",

@@ -96,7 +96,7 @@ class RetrieverConfig:
     legacy_mode: str = "penalty"
     legacy_factor: float = 0.35
     generated_mode: str = "penalty"
-    generated_factor: float = 0.5
+    generated_factor: float = 0.35
     context_mode: str = "prefer"
     open_file_boost: float = 1.25
     path_prefix_boost: float = 1.5

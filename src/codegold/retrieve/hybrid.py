@@ -85,6 +85,9 @@ class HybridRetriever:
         """Names to look up, with a weight: code-looking identifiers fully, plain
         words only when some chunk defines exactly that name."""
         names: list[tuple[str, float]] = [(i, 1.0) for i in analysis.identifiers]
+        if names:
+            # the asker named code; plain words are prose ("refresh token"), not names
+            return names
         table = self.index.symbols
         for word in analysis.words:
             if len(word) >= 3 and table.definitions(word):

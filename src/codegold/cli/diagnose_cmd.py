@@ -1,0 +1,156 @@
+"""`codegold diagnose`: read a run folder the way an engineer would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command("diagnose")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--case", "case_id", default=None, help="Only this case (default: every failure).")
+@click.option(
+    "--bundle",
+    "bundle_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Write one evidence bundle (JSON + Markdown) per failed case here.",
+)
+@click.option(
+    "--repo",
+    "repo_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Repository, for excerpts around the expected symbol.",
+)
+@click.option(
+    "--index",
+    "index_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="codegold index root (default: RUN_DIR/index when it exists).",
+)
+@click.option("-k", "depth", default=8, show_default=True, help="Ranked chunks to show.")
+def diagnose(
+    run_dir: Path,
+    case_id: str | None,
+    bundle_dir: Path | None,
+    repo_path: Path | None,
+    index_dir: Path | None,
+    depth: int,
+) -> None:
+    """Explain failed cases of a run folder (the OUT of `run` or `eval`)."""
+    from codegold.attempts import iter_attempts
+    from codegold.diagnose.bundle import build_bundle, write_bundles
+    from codegold.errors import InputError
+    from codegold.index.store import LoadedIndex, open_index
+    from codegold.report.artifacts import ATTEMPTS, load_results
+
+    records = load_results(run_dir)
+    chosen = [r for r in records if (r.case_id == case_id if case_id else not r.passed)]
+    if case_id and not chosen:
+        raise InputError(f"no case {case_id!r} in the results", file=str(run_dir))
+    wanted = {r.attempt_id for r in chosen if r.attempt_id}
+    attempts = {}
+    if (run_dir / ATTEMPTS).exists():
+        attempts = {
+            a.attempt_id: a for a in iter_attempts(run_dir / ATTEMPTS) if a.attempt_id in wanted
+        }
+    root = index_dir or (run_dir / "index")
+    indexes: dict[str, LoadedIndex | None] = {}
+
+    def index_for(rev: str) -> LoadedIndex | None:
+        if rev not in indexes:
+            try:
+                indexes[rev] = open_index(root, rev) if root.exists() else None
+            except InputError:
+                indexes[rev] = None
+        return indexes[rev]
+
+    git = None
+    if repo_path is not None:
+        from codegold.corpus.git import GitRepo
+
+        git = GitRepo(repo_path)
+
+    def read_text(rev: str, path: str) -> str | None:
+        if git is not None:
+            data = git.read_path(rev, path)
+            return data.decode("utf-8", errors="replace") if data is not None else None
+        loaded = index_for(rev)
+        if loaded is None:
+            return None
+        rows = loaded.rows_by_file.get(path, [])
+        if not rows:
+            return None
+        # rebuild the file from its chunks: enough for an excerpt around a span
+        end = max(loaded.chunks[r].end_line for r in rows)
+        lines = [""] * end
+        for r in rows:
+            c = loaded.chunks[r]
+            for i, line in enumerate(c.text.splitlines()):
+                if c.start_line - 1 + i < end:
+                    lines[c.start_line - 1 + i] = line
+        return "\n".join(lines)
+
+    try:
+        for record in chosen:
+            _print_case(record, attempts.get(record.attempt_id or ""), depth)
+        if not chosen:
+            click.echo("no failed cases")
+        if bundle_dir is not None:
+            bundles = [
+                build_bundle(
+                    r,
+                    attempts.get(r.attempt_id or ""),
+                    index=index_for(r.repository_revision or ""),
+                    read_text=read_text,
+                )
+                for r in chosen
+                if not r.passed
+            ]
+            paths = write_bundles(bundle_dir, bundles)
+            click.echo(f"wrote {len(paths)} evidence bundle(s) to {bundle_dir}")
+    finally:
+        if git is not None:
+            git.close()
+
+
+def _print_case(record: object, attempt: object, depth: int) -> None:
+    from codegold.attempts import Attempt
+    from codegold.evaluate.records import CaseResult
+
+    assert isinstance(record, CaseResult)
+    att = attempt if isinstance(attempt, Attempt) else None
+    verdict = "PASS" if record.passed else ("INVALID" if not record.valid else "FAIL")
+    click.echo(f"CASE {record.case_id} [{verdict}] attempt={record.attempt_id}")
+    click.echo(f"  query:     {record.query}")
+    if att is not None:
+        if att.rewritten_query is not None and att.rewritten_query != record.query:
+            click.echo(f"  rewritten: {att.rewritten_query}")
+        if att.filters:
+            click.echo(f"  filters:   {att.filters}")
+    click.echo(
+        f"  revision:  {record.repository_revision}  cutoff={record.cutoff}  "
+        f"firstRelevantRank={record.first_relevant_rank}  groupRecall={record.group_recall}"
+    )
+    d = record.diagnosis
+    if d is not None:
+        groups = (d.evidence or {}).get("groups") or {}
+        for gid, facts in groups.items():
+            for f in facts:
+                click.echo(
+                    f"  expected [{gid}] {f['target']}  span={f['span']}  exists={f['exists']}"
+                )
+    for e in record.ranked[:depth]:
+        mark = {"accepted": "✓", "forbidden": "✗", "supporting": "~"}.get(e.match, " ")
+        cut = "  ── cutoff ──\n" if e.rank == record.cutoff + 1 else ""
+        click.echo(
+            f"{cut}  {mark} {e.rank:>3}. {e.file}:{e.start_line}-{e.end_line} "
+            f"{e.symbol or '-'} [{e.role}] rev={e.repository_revision[:12]} "
+            f"score={e.score:.4g}"
+        )
+    if d is not None:
+        click.echo(f"  cause: {d.cause} → {d.owner}: {d.detail}")
+    click.echo("")
