@@ -40,7 +40,7 @@ def compare(base: Path, head: Path, json_out: Path | None, seed: int, resamples:
     """Compare two runs (results.json, or their run folders) case by case and slice
     by slice.
 
-    Flagged slices (regressed, or hiding regressed cases behind a net gain) are listed
+    Flagged slices (regressed, or holding regressed cases behind a better mean) are listed
     first. Exits 0 whatever changed; use `codegold gate` to block.
     """
     from rich.console import Console

@@ -29,7 +29,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "lint": ("codegold.cli.lint_cmd", "lint", "Check a suite's labels against a repository."),
     "report": ("codegold.cli.report_cmd", "report", "Write HTML or JUnit reports."),
     "tune": ("codegold.cli.tune_cmd", "tune", "Tune retriever weights on a training split."),
-    "answers": ("codegold.cli.compare_cmd", "answers", "Join answer logs to retrieval attempts."),
+    "answers": ("codegold.cli.answers_cmd", "answers", "Join answer logs to retrieval attempts."),
 }
 
 
@@ -67,7 +67,11 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> Any:
     try:
-        return cli.main(args=argv, standalone_mode=False)
+        result = cli.main(args=argv, standalone_mode=False)
+        # click returns ctx.exit(n)'s code instead of raising when not standalone
+        if isinstance(result, int) and not isinstance(result, bool):
+            sys.exit(result)
+        return result
     except CodegoldError as exc:
         click.echo(f"codegold: error: {exc}", err=True)
         sys.exit(exc.exit_code)

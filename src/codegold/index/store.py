@@ -31,7 +31,7 @@ from codegold.errors import InputError
 from codegold.index.lexical import BM25Index
 from codegold.index.symbols import SymbolTable
 
-FORMAT_VERSION = "codegold-index/1"
+FORMAT_VERSION = "codegold-index/2"
 MANIFEST = "manifest.json"
 
 
@@ -150,6 +150,35 @@ class LoadedIndex:
     @property
     def revision(self) -> str:
         return self.manifest.repository_revision
+
+    @cached_property
+    def text_blob(self) -> tuple[str, list[int]]:
+        """All chunk texts, lowercased and joined by NUL, with each chunk's start offset:
+        exact phrase search (error messages, quoted strings) in one C-speed scan."""
+        starts: list[int] = []
+        parts: list[str] = []
+        offset = 0
+        for chunk in self.chunks:
+            starts.append(offset)
+            text = chunk.text.lower()
+            parts.append(text)
+            offset += len(text) + 1
+        return "\0".join(parts), starts
+
+    def rows_containing(self, phrase: str, limit: int = 200) -> list[int]:
+        """Rows whose text contains ``phrase`` (lowercase), in row order, at most ``limit``."""
+        import bisect
+
+        blob, starts = self.text_blob
+        rows: list[int] = []
+        at = blob.find(phrase)
+        while at != -1 and len(rows) < limit:
+            row = bisect.bisect_right(starts, at) - 1
+            if not rows or rows[-1] != row:
+                rows.append(row)
+            next_start = starts[row + 1] if row + 1 < len(starts) else len(blob)
+            at = blob.find(phrase, next_start)
+        return rows
 
 
 def load_build(folder: Path) -> LoadedIndex:

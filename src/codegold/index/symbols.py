@@ -8,14 +8,21 @@ from pathlib import Path
 import msgspec
 
 
+def fold(name: str) -> str:
+    """The last dotted part, lowercased, without ``_`` or ``$``: naming conventions meet."""
+    return name.rsplit(".", 1)[-1].replace("_", "").replace("$", "").lower()
+
+
 class SymbolTable(msgspec.Struct, frozen=True):
     """Name -> chunk rows. ``defs`` keys are full qualified names and every dotted
-    suffix (``A.B.m``, ``B.m``, ``m``); ``defs_lower`` the lowercased last part;
+    suffix (``A.B.m``, ``B.m``, ``m``); ``defs_lower`` and ``refs_norm`` the last part
+    folded across naming conventions (``extra_forbidden`` = ``ExtraForbidden``);
     ``refs`` bare referenced identifiers."""
 
     defs: dict[str, list[int]]
     defs_lower: dict[str, list[int]]
     refs: dict[str, list[int]]
+    refs_norm: dict[str, list[int]] = msgspec.field(default_factory=dict)
 
     @classmethod
     def build(
@@ -33,21 +40,25 @@ class SymbolTable(msgspec.Struct, frozen=True):
                 keys.update(".".join(parts[i:]) for i in range(len(parts)))
             for key in sorted(keys):
                 defs.setdefault(key, []).append(row)
-            for key in sorted({n.rsplit(".", 1)[-1].lower() for n in names}):
+            for key in sorted({fold(n) for n in names}):
                 lower.setdefault(key, []).append(row)
+        norm: dict[str, list[int]] = {}
         for row, names in enumerate(referenced):
             for name in sorted(set(names)):
                 refs.setdefault(name, []).append(row)
-        return cls(defs=defs, defs_lower=lower, refs=refs)
+            for key in sorted({fold(n) for n in names}):
+                norm.setdefault(key, []).append(row)
+        return cls(defs=defs, defs_lower=lower, refs=refs, refs_norm=norm)
 
     def definitions(self, name: str) -> list[int]:
         return self.defs.get(name, [])
 
     def definitions_ci(self, name: str) -> list[int]:
-        return self.defs_lower.get(name.rsplit(".", 1)[-1].lower(), [])
+        return self.defs_lower.get(fold(name), [])
 
     def references(self, name: str) -> list[int]:
-        return self.refs.get(name.rsplit(".", 1)[-1], [])
+        exact = self.refs.get(name.rsplit(".", 1)[-1])
+        return exact if exact else self.refs_norm.get(fold(name), [])
 
     def save(self, path: Path) -> None:
         path.write_bytes(msgspec.msgpack.encode(self))

@@ -90,6 +90,7 @@ class RetrieverConfig:
     w_reference: float = 0.3
     w_dense: float = 1.0
     w_path: float = 1.0
+    w_phrase: float = 1.5
     candidates_per_signal: int = 100
     depth: int = 50
     role_strength: float = 1.0
@@ -105,6 +106,7 @@ class RetrieverConfig:
     symbol_boost: float = 1.3
     thin_factor: float = 0.5
     collapse_duplicates: bool = True
+    max_per_symbol: int = 2
     expand_neighbors: int = 0
     role_preferences: dict[str, dict[str, float]] = field(
         default_factory=lambda: {k: dict(v) for k, v in ROLE_PREFERENCES.items()}

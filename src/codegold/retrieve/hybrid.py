@@ -131,6 +131,18 @@ class HybridRetriever:
                     hits[row] = max(hits.get(row, 0.0), score)
         return _order(hits)[: self.config.candidates_per_signal]
 
+    def _phrases(self, analysis: QueryAnalysis) -> list[tuple[int, float]]:
+        """Chunks containing a literal fragment of a pasted error message or quote."""
+        hits: dict[int, float] = {}
+        for phrase in analysis.phrases:
+            rows = self.index.rows_containing(phrase, limit=self.config.candidates_per_signal)
+            if not rows:
+                continue
+            weight = len(phrase.split()) / math.log2(1 + len(rows))
+            for row in rows:
+                hits[row] = max(hits.get(row, 0.0), weight)
+        return _order(hits)[: self.config.candidates_per_signal]
+
     def _dense(self, analysis: QueryAnalysis) -> list[tuple[int, float]]:
         if self.embedder is None or self.index.vectors is None:
             return []
@@ -150,6 +162,7 @@ class HybridRetriever:
             "symbol": (cfg.w_symbol, defs[: cfg.candidates_per_signal]),
             "reference": (cfg.w_reference, refs[: cfg.candidates_per_signal]),
             "path": (cfg.w_path, self._paths(analysis)),
+            "phrase": (cfg.w_phrase, self._phrases(analysis)),
             "dense": (cfg.w_dense, self._dense(analysis)),
         }
         explanations: dict[int, Explanation] = {}
@@ -183,6 +196,8 @@ class HybridRetriever:
         ranked.sort(key=lambda rs: (-rs[1], self.index.chunks[rs[0]].chunk_id))
         if cfg.collapse_duplicates:
             ranked = self._collapse(ranked, explanations)
+        if cfg.max_per_symbol:
+            ranked = self._diversify(ranked)
         if cfg.expand_neighbors:
             ranked = self._expand(ranked)
         return SearchResult(
@@ -284,6 +299,23 @@ class HybridRetriever:
             seen[digest] = row
             kept.append((row, score))
         return kept
+
+    def _diversify(self, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """At most ``max_per_symbol`` chunks per (file, symbol) before every other chunk
+        has had its turn: five overloads of one method must not fill the cutoff."""
+        limit = self.config.max_per_symbol
+        seen: dict[tuple[str, str], int] = {}
+        head: list[tuple[int, float]] = []
+        tail: list[tuple[int, float]] = []
+        for row, score in ranked:
+            chunk = self.index.chunks[row]
+            if chunk.symbol is None:
+                head.append((row, score))
+                continue
+            key = (chunk.file, chunk.symbol)
+            seen[key] = seen.get(key, 0) + 1
+            (head if seen[key] <= limit else tail).append((row, score))
+        return head + tail
 
     def _expand(self, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
         """Place each top hit's neighbouring chunks (same file) right after it."""

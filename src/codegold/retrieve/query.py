@@ -75,6 +75,26 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
 )
 
 
+_QUESTION_START = re.compile(
+    r"^\s*(how|what|where|why|which|when|who|whose|is|are|does|do|did|can|could|should|"
+    r"would|will|show|find|list|explain|give|tell|i|we|my|our|in|if|with|for)\b",
+    re.I,
+)
+_USER_VALUE = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`|\b\d[\w.]*")
+
+
+def phrases_of(text: str) -> list[str]:
+    """Literal fragments worth finding verbatim in code: the message's words between
+    user-supplied values (quoted values, numbers), lowercased, longest first."""
+    fragments: list[str] = []
+    for piece in re.split(r"[:;,()\[\]{}<>|=]|\.(?:\s|$)", _USER_VALUE.sub("|", text)):
+        for part in piece.split("|"):
+            words = part.strip().strip(".!?").split()
+            if len(words) >= 2 and len(" ".join(words)) >= 8:
+                fragments.append(" ".join(words).lower())
+    return sorted(dict.fromkeys(fragments), key=lambda f: (-len(f), f))
+
+
 @dataclass(frozen=True)
 class QueryAnalysis:
     raw: str
@@ -84,6 +104,7 @@ class QueryAnalysis:
     errors: tuple[str, ...]
     intent: Intent
     terms: tuple[str, ...]
+    phrases: tuple[str, ...]
     mentions_legacy: bool
     mentions_generated: bool
 
@@ -94,6 +115,7 @@ class QueryAnalysis:
             "errors": list(self.errors),
             "intent": self.intent.value,
             "terms": list(self.terms),
+            "phrases": list(self.phrases),
         }
 
 
@@ -155,6 +177,12 @@ def analyze(query: str) -> QueryAnalysis:
             intent = candidate_intent
             break
     lowered = query.lower()
+    phrase_sources = list(errors)
+    if not _QUESTION_START.match(query) and not query.rstrip().endswith("?"):
+        phrase_sources.append(query)  # a pasted message, not a question
+    phrases: list[str] = []
+    for source in phrase_sources:
+        phrases.extend(phrases_of(source))
     return QueryAnalysis(
         raw=query,
         identifiers=tuple(dict.fromkeys(i for i in identifiers if i)),
@@ -163,6 +191,7 @@ def analyze(query: str) -> QueryAnalysis:
         errors=tuple(dict.fromkeys(errors)),
         intent=intent,
         terms=tuple(tokenize_query(query)),
+        phrases=tuple(dict.fromkeys(phrases))[:6],
         mentions_legacy=bool(
             re.search(r"\b(legacy|deprecated|old|migration|migrat\w+|compat\w*|shim)\b", lowered)
         ),
