@@ -26,7 +26,7 @@ from codegold.corpus.inventory import build_inventory
 from codegold.corpus.model import FileRole, FileStatus, InventoryEntry
 from codegold.corpus.policy import PathPolicy
 from codegold.index.cache import BuildCache
-from codegold.index.lexical import BM25Index
+from codegold.index.lexical import BM25Builder
 from codegold.index.store import (
     FORMAT_VERSION,
     MANIFEST,
@@ -207,16 +207,18 @@ def _build_into(
     try:
         outs = _chunk_all(jobs, cache, options, progress, stats)
         rows: list[IndexedChunk] = []
-        tokens: list[list[str]] = []
+        lexical_builder = BM25Builder()
         per_file: dict[str, tuple[int, bool]] = {}
         for job, out in zip(jobs, outs, strict=True):
             rows.extend(out.chunks)
-            tokens.extend(out.tokens)
+            for doc in out.tokens:
+                lexical_builder.add(doc)
+            out.tokens.clear()
             per_file[job.path] = (len(out.chunks), out.parse_ok)
         if progress:
             progress("lexical index", 0, 1)
-        lexical = BM25Index.build(tokens)
-        del tokens
+        lexical = lexical_builder.finish()
+        del lexical_builder
         symbols = SymbolTable.build(
             [c.symbols or ((c.symbol,) if c.symbol else ()) for c in rows],
             [c.references for c in rows],

@@ -6,8 +6,6 @@ vectorised adds: one slice of postings per query term.
 
 from __future__ import annotations
 
-import math
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,34 +42,10 @@ class BM25Index:
 
     @classmethod
     def build(cls, docs: Sequence[Sequence[str]], params: BM25Params = BM25Params()) -> BM25Index:
-        n = len(docs)
-        lengths = np.fromiter((len(d) for d in docs), dtype=np.float64, count=n)
-        avgdl = float(lengths.mean()) if n else 0.0
-        postings: dict[str, list[tuple[int, int]]] = {}
-        for row, doc in enumerate(docs):
-            for term, tf in Counter(doc).items():
-                postings.setdefault(term, []).append((row, tf))
-        terms = sorted(postings)
-        vocab = {t: i for i, t in enumerate(terms)}
-        sizes = np.fromiter((len(postings[t]) for t in terms), dtype=np.int64, count=len(terms))
-        indptr = np.zeros(len(terms) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=indptr[1:])
-        total = int(indptr[-1])
-        rows = np.empty(total, dtype=np.int32)
-        tfs = np.empty(total, dtype=np.float64)
-        idf = np.empty(len(terms), dtype=np.float64)
-        for i, term in enumerate(terms):
-            plist = postings[term]
-            s, e = indptr[i], indptr[i + 1]
-            rows[s:e] = [r for r, _ in plist]
-            tfs[s:e] = [tf for _, tf in plist]
-            df = len(plist)
-            idf[i] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-        k1, b = params.k1, params.b
-        norm = k1 * (1.0 - b + b * lengths[rows] / avgdl) if total else np.zeros(0)
-        term_idf = np.repeat(idf, sizes)
-        weights = (term_idf * tfs * (k1 + 1.0) / (tfs + norm)).astype(np.float32)
-        return cls(vocab, indptr, rows, weights, n, params)
+        builder = BM25Builder()
+        for doc in docs:
+            builder.add(doc)
+        return builder.finish(params)
 
     def scores(self, query_terms: Sequence[str]) -> npt.NDArray[np.float32]:
         """Dense score vector over all chunks (zeros where no term matched)."""
@@ -114,6 +88,49 @@ class BM25Index:
             int(meta["nDocs"]),
             BM25Params(k1=float(meta["k1"]), b=float(meta["b"])),
         )
+
+
+class BM25Builder:
+    """Streams documents in, keeping only int32 term ids; postings are made with one
+    vectorised sort at the end (no per-posting Python work)."""
+
+    def __init__(self) -> None:
+        self.vocab: dict[str, int] = {}
+        self._ids: list[npt.NDArray[np.int32]] = []
+        self._lengths: list[int] = []
+
+    def add(self, doc: Sequence[str]) -> None:
+        vocab = self.vocab
+        new = [t for t in dict.fromkeys(doc) if t not in vocab]
+        if new:
+            base = len(vocab)
+            vocab.update(zip(new, range(base, base + len(new)), strict=True))
+        self._ids.append(np.fromiter(map(vocab.__getitem__, doc), dtype=np.int32, count=len(doc)))
+        self._lengths.append(len(doc))
+
+    def finish(self, params: BM25Params = BM25Params()) -> BM25Index:
+        n = len(self._lengths)
+        n_terms = len(self.vocab)
+        lengths = np.asarray(self._lengths, dtype=np.float64)
+        ids = np.concatenate(self._ids) if self._ids else np.zeros(0, dtype=np.int32)
+        self._ids = []
+        docs = np.repeat(np.arange(n, dtype=np.int64), lengths.astype(np.int64))
+        keys = ids.astype(np.int64) * max(n, 1) + docs
+        del ids, docs
+        pairs, counts = np.unique(keys, return_counts=True)  # by term, then by document
+        del keys
+        terms = pairs // max(n, 1)
+        rows = (pairs % max(n, 1)).astype(np.int32)
+        df = np.bincount(terms, minlength=n_terms)
+        indptr = np.zeros(n_terms + 1, dtype=np.int64)
+        np.cumsum(df, out=indptr[1:])
+        idf = np.log1p((n - df + 0.5) / (df + 0.5))
+        avgdl = float(lengths.mean()) if n else 1.0
+        tf = counts.astype(np.float64)
+        k1, b = params.k1, params.b
+        norm = k1 * (1.0 - b + b * lengths[rows] / (avgdl or 1.0))
+        weights = (idf[terms] * tf * (k1 + 1.0) / (tf + norm)).astype(np.float32)
+        return BM25Index(dict(self.vocab), indptr, rows, weights, n, params)
 
 
 def top_k(scores: npt.NDArray[np.float32], k: int) -> list[tuple[int, float]]:

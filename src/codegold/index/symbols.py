@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import msgspec
 
 
+@lru_cache(maxsize=500_000)
 def fold(name: str) -> str:
     """The last dotted part, lowercased, without ``_`` or ``$``: naming conventions meet."""
     return name.rsplit(".", 1)[-1].replace("_", "").replace("$", "").lower()
