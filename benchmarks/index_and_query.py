@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import resource
 import shutil
 import statistics
 import subprocess
@@ -143,8 +142,9 @@ def run_corpus(name: str, embedder: str, n_queries: int) -> None:
         mb, lines, chunks = source_size(root, revs[0])
         print(
             f"{name} [{embedder}] cold index: {cold['wall']:.1f} s, {mb:.1f} MB, {lines:,} lines "
-            f"({mb / cold['wall']:.1f} MB/s, {lines / cold['wall']:,.0f} lines/s), {chunks:,} chunks; "
-            f"index {folder_mb(root / 'builds'):.0f} MB on disk (+ cache {folder_mb(root) - folder_mb(root / 'builds'):.0f} MB); "
+            f"({mb / cold['wall']:.1f} MB/s, {lines / cold['wall']:,.0f} lines/s), "
+            f"{chunks:,} chunks; index {folder_mb(root / 'builds'):.0f} MB on disk "
+            f"(+ cache {folder_mb(root) - folder_mb(root / 'builds'):.0f} MB); "
             f"peak RSS {cold['rssSelf']:.0f} MB main, {cold['rssWorkers']:.0f} MB per worker"
         )
         lat = query_latency(root, revs[0], make_queries(root, revs[0], n_queries), embedder)
@@ -155,9 +155,6 @@ def run_corpus(name: str, embedder: str, n_queries: int) -> None:
         if len(revs) > 1:
             warm = index_once(repo, revs[1], root, embedder)
             changed = git(repo, "diff", "--name-only", revs[0], revs[1]).count("\n") + 1
-            stats = json.loads(
-                next((root / "builds").glob("*/build.json")).read_text()
-            )  # any build: stats only on the new one below
             from codegold.index.store import open_index
 
             new = open_index(root, revs[1])
