@@ -10,6 +10,15 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite golden files (chunking fixtures) instead of comparing against them",
+    )
+
+
 def run_cli(
     *args: str, cwd: Path | None = None, check: bool = False
 ) -> subprocess.CompletedProcess[str]:

@@ -1,0 +1,158 @@
+"""Chunking: turn one file at a revision into retrievable, role-labelled chunks.
+
+::
+
+    chunk_file(path, text, file_role=...)      the single entry point
+    ├── structural.chunk_source                tree-sitter, for registered languages
+    │     └── window.window_chunks             fallback when the parse is mostly errors
+    └── window.chunk_text                      Markdown/RST sections, line windows
+
+Languages are data (:class:`LanguageSpec` plus a ``queries/<name>.scm`` tags query) in a
+registry that third parties extend through the ``codegold.languages`` entry point
+group. :data:`CHUNKER_VERSION` (or :func:`chunker_version` for a non-default config)
+changes whenever the output could.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from collections.abc import Iterable
+from importlib import metadata
+from typing import Any
+
+from codegold.chunking.config import DEFAULT_CONFIG, ChunkerConfig, ChunkResult, role_for_file
+from codegold.chunking.languages import (
+    ENTRY_POINT_GROUP,
+    LanguageSpec,
+    compiled_query,
+    get_language,
+    language_for_path,
+    register_language,
+    registered_languages,
+)
+from codegold.chunking.model import Chunk
+from codegold.chunking.structural import chunk_source
+from codegold.chunking.window import chunk_text, text_format_for_path, window_chunks
+from codegold.corpus.model import FileRole
+
+__all__ = [
+    "CHUNKER_VERSION",
+    "DEFAULT_CONFIG",
+    "ENTRY_POINT_GROUP",
+    "Chunk",
+    "ChunkResult",
+    "ChunkerConfig",
+    "LanguageSpec",
+    "chunk_file",
+    "chunk_source",
+    "chunk_text",
+    "chunker_version",
+    "format_chunks",
+    "get_language",
+    "language_for_path",
+    "register_language",
+    "registered_languages",
+    "role_for_file",
+    "text_format_for_path",
+    "window_chunks",
+]
+
+#: Bump by hand whenever the chunking code changes what it emits.
+ALGORITHM_VERSION = "1"
+
+
+def chunk_file(
+    path: str,
+    text: str,
+    *,
+    file_role: FileRole,
+    config: ChunkerConfig = DEFAULT_CONFIG,
+) -> ChunkResult:
+    """Chunk one file: structurally when a registered language owns ``path``, else as text.
+
+    ``path`` is the repository-relative path recorded in every chunk; ``text`` the
+    decoded file; ``file_role`` what the path policy classified it as.
+    """
+    language = language_for_path(path)
+    if language is not None:
+        return chunk_source(path, text, language=language, file_role=file_role, config=config)
+    return chunk_text(path, text, file_role=file_role, config=config)
+
+
+def _distribution_version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+def chunker_version(config: ChunkerConfig = DEFAULT_CONFIG) -> str:
+    """A stamp that changes whenever chunk output could: ``<algorithm>.<digest>``.
+
+    The digest covers the hand-bumped algorithm version, the config values, the
+    tree-sitter version, and for every registered language its policies, grammar
+    distribution versions and query text.
+    """
+    return _version(config, tuple(get_language(name) for name in registered_languages()))
+
+
+@functools.cache
+def _version(config: ChunkerConfig, specs: tuple[LanguageSpec, ...]) -> str:
+    languages: list[dict[str, Any]] = []
+    for spec in specs:
+        name = spec.name
+        languages.append(
+            {
+                "name": name,
+                "extensions": list(spec.extensions),
+                "distributions": {d: _distribution_version(d) for d in spec.distributions},
+                "wrappers": sorted(spec.wrapper_node_types),
+                "namespaces": sorted(spec.namespace_kinds),
+                "declarationSuffixes": list(spec.declaration_suffixes),
+                "stopwords": sorted(spec.reference_stopwords),
+                "query": compiled_query(name).digest,
+            }
+        )
+    identity = {
+        "algorithm": ALGORITHM_VERSION,
+        "config": config.as_dict(),
+        "treeSitter": _distribution_version("tree-sitter"),
+        "languages": languages,
+    }
+    encoded = json.dumps(identity, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    return f"{ALGORITHM_VERSION}.{hashlib.sha256(encoded).hexdigest()[:16]}"
+
+
+def __getattr__(name: str) -> str:
+    # Computed on first use: it compiles every query and reads package metadata.
+    if name == "CHUNKER_VERSION":
+        return chunker_version()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def format_chunks(chunks: Iterable[Chunk]) -> str:
+    """A plain-text table of chunks: lines, kind, role, symbol, and the other symbols."""
+    rows = [("lines", "kind", "role", "symbol", "symbols", "refs")]
+    for chunk in chunks:
+        others = [s for s in chunk.symbols if s != chunk.symbol]
+        shown = ", ".join(others[:4]) + (f", +{len(others) - 4}" if len(others) > 4 else "")
+        rows.append(
+            (
+                f"{chunk.start_line}-{chunk.end_line}",
+                chunk.kind,
+                str(chunk.role),
+                chunk.symbol or "-",
+                shown or "-",
+                str(len(chunk.references)),
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=True))
+        + "  "
+        + row[-1]
+        for row in rows
+    ]
+    return "\n".join(line.rstrip() for line in lines)

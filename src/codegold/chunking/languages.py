@@ -1,0 +1,314 @@
+"""Languages the structural chunker understands, as data, in a registry keyed by name.
+
+A :class:`LanguageSpec` says which files a language owns, where its tree-sitter grammar
+and its tags query come from, and a few policies the chunker applies to the captures
+(which capture kinds are containers, which parent nodes belong to a definition's span,
+which identifiers never count as references). Everything language-specific about
+*finding* definitions lives in the query file (``queries/<name>.scm``); see
+``queries/README.md`` for the capture names the chunker reads.
+
+Built-in languages are registered with :func:`register_language`, the same call a
+third party uses. Third parties may also publish an entry point in the group
+``codegold.languages`` whose object is a :class:`LanguageSpec`, an iterable of them, or
+a zero-argument callable returning either; entry points are loaded on the first
+registry lookup.
+
+Grammars and compiled queries are loaded lazily and cached per process: the cache
+holds immutable objects only, so a worker process simply rebuilds it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata, resources
+from typing import Any
+
+from tree_sitter import Language, Query
+
+from codegold.errors import EnvironmentProblem, InputError
+
+__all__ = [
+    "CHUNK_KINDS",
+    "CONTAINER_KINDS",
+    "ENTRY_POINT_GROUP",
+    "FUNCTION_KINDS",
+    "SYMBOL_KINDS",
+    "CompiledQuery",
+    "LanguageSpec",
+    "builtin_query",
+    "compiled_query",
+    "get_language",
+    "grammar",
+    "language_for_path",
+    "register_language",
+    "registered_languages",
+]
+
+ENTRY_POINT_GROUP = "codegold.languages"
+
+#: Capture kinds (``@definition.<kind>``) that become chunks of their own.
+CHUNK_KINDS: frozenset[str] = frozenset(
+    {
+        "function",
+        "method",
+        "class",
+        "interface",
+        "type",
+        "struct",
+        "enum",
+        "impl",
+        "trait",
+        "module",
+    }
+)
+#: Capture kinds that only add a name to the chunk they start in.
+SYMBOL_KINDS: frozenset[str] = frozenset({"constant", "field"})
+#: Chunk kinds whose nested definitions are local (not chunks, not symbols).
+FUNCTION_KINDS: frozenset[str] = frozenset({"function", "method"})
+#: Chunk kinds that hold members: they qualify member names and may be split.
+CONTAINER_KINDS: frozenset[str] = CHUNK_KINDS - FUNCTION_KINDS
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageSpec:
+    """One language the structural chunker can parse.
+
+    ``grammar`` returns the grammar pointer a ``tree_sitter.Language`` wraps (for the
+    official wheels, ``tree_sitter_python.language``). ``query`` returns the tags query
+    text. ``extensions`` are matched as case-insensitive suffixes of the file name, the
+    longest match winning (so ``.d.ts`` can mean something ``.ts`` does not).
+    """
+
+    name: str
+    extensions: tuple[str, ...]
+    grammar: Callable[[], object]
+    query: Callable[[], str]
+    #: Distribution names whose versions change the parse (stamped into the chunker version).
+    distributions: tuple[str, ...] = ()
+    #: Parent node types that belong to the span of the definition they wrap
+    #: (Python ``decorated_definition``, JS ``export_statement``).
+    wrapper_node_types: frozenset[str] = frozenset()
+    #: Container kinds that are always split into their members, however small, and
+    #: that do not qualify member names (Rust ``mod``, TypeScript ``namespace``).
+    namespace_kinds: frozenset[str] = frozenset()
+    #: File-name suffixes whose every chunk is a declaration (``.pyi``, ``.d.ts``).
+    declaration_suffixes: tuple[str, ...] = ()
+    #: Identifiers never reported as references (``self``).
+    reference_stopwords: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        if not self.name or not self.name.replace("_", "").replace("-", "").isalnum():
+            raise InputError(f"language name {self.name!r} must be a plain word")
+        if not self.extensions:
+            raise InputError(f"language {self.name!r} needs at least one file extension")
+        for ext in (*self.extensions, *self.declaration_suffixes):
+            if not ext.startswith("."):
+                raise InputError(f"language {self.name!r}: extension {ext!r} must start with '.'")
+        unknown = self.namespace_kinds - CONTAINER_KINDS
+        if unknown:
+            raise InputError(f"language {self.name!r}: unknown namespace kinds {sorted(unknown)}")
+
+
+def builtin_query(name: str) -> str:
+    """The text of a query file shipped with codegold (``queries/<name>.scm``)."""
+    path = resources.files("codegold.chunking").joinpath("queries").joinpath(f"{name}.scm")
+    return path.read_text(encoding="utf-8")
+
+
+def _builtin(
+    name: str,
+    extensions: tuple[str, ...],
+    module: str,
+    attribute: str = "language",
+    *,
+    query: str | None = None,
+    distribution: str,
+    **policies: Any,
+) -> LanguageSpec:
+    def load_grammar() -> object:
+        import importlib
+
+        try:
+            grammar_module = importlib.import_module(module)
+        except ImportError as exc:  # pragma: no cover - a core dependency
+            raise EnvironmentProblem(
+                f"the {name} grammar is missing: pip install '{distribution}'"
+            ) from exc
+        loader: Callable[[], object] = getattr(grammar_module, attribute)
+        return loader()
+
+    return LanguageSpec(
+        name=name,
+        extensions=extensions,
+        grammar=load_grammar,
+        query=functools.partial(builtin_query, query or name),
+        distributions=(distribution,),
+        **policies,
+    )
+
+
+_JS_WRAPPERS = frozenset({"export_statement"})
+_TS_WRAPPERS = frozenset({"export_statement", "ambient_declaration"})
+
+_BUILTINS: tuple[LanguageSpec, ...] = (
+    _builtin(
+        "python",
+        (".py", ".pyi"),
+        "tree_sitter_python",
+        distribution="tree-sitter-python",
+        wrapper_node_types=frozenset({"decorated_definition"}),
+        declaration_suffixes=(".pyi",),
+        reference_stopwords=frozenset({"self", "cls"}),
+    ),
+    _builtin(
+        "javascript",
+        (".js", ".mjs", ".cjs", ".jsx"),
+        "tree_sitter_javascript",
+        distribution="tree-sitter-javascript",
+        wrapper_node_types=_JS_WRAPPERS,
+    ),
+    _builtin(
+        "typescript",
+        (".ts", ".mts", ".cts", ".d.ts", ".d.mts", ".d.cts"),
+        "tree_sitter_typescript",
+        "language_typescript",
+        distribution="tree-sitter-typescript",
+        wrapper_node_types=_TS_WRAPPERS,
+        namespace_kinds=frozenset({"module"}),
+        declaration_suffixes=(".d.ts", ".d.mts", ".d.cts"),
+    ),
+    _builtin(
+        "tsx",
+        (".tsx",),
+        "tree_sitter_typescript",
+        "language_tsx",
+        query="typescript",
+        distribution="tree-sitter-typescript",
+        wrapper_node_types=_TS_WRAPPERS,
+        namespace_kinds=frozenset({"module"}),
+    ),
+    _builtin(
+        "go",
+        (".go",),
+        "tree_sitter_go",
+        distribution="tree-sitter-go",
+        wrapper_node_types=frozenset({"type_declaration"}),
+    ),
+    _builtin("java", (".java",), "tree_sitter_java", distribution="tree-sitter-java"),
+    _builtin(
+        "rust",
+        (".rs",),
+        "tree_sitter_rust",
+        distribution="tree-sitter-rust",
+        namespace_kinds=frozenset({"module"}),
+    ),
+)
+
+_lock = threading.RLock()
+_registry: dict[str, LanguageSpec] = {}
+_plugins_loaded = False
+
+
+def register_language(spec: LanguageSpec, *, replace: bool = False) -> None:
+    """Add a language to the registry; a name already taken is an error unless ``replace``."""
+    with _lock:
+        if spec.name in _registry and not replace:
+            raise InputError(f"language {spec.name!r} is already registered")
+        _registry[spec.name] = spec
+        _suffix_table.cache_clear()
+        grammar.cache_clear()
+        compiled_query.cache_clear()
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    with _lock:
+        if _plugins_loaded:
+            return
+        _plugins_loaded = True
+        for entry in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            try:
+                obj = entry.load()
+                if callable(obj) and not isinstance(obj, LanguageSpec):
+                    obj = obj()
+                specs = [obj] if isinstance(obj, LanguageSpec) else list(obj)
+                for spec in specs:
+                    if not isinstance(spec, LanguageSpec):
+                        raise TypeError(f"{spec!r} is not a LanguageSpec")
+                    register_language(spec)
+            except Exception as exc:
+                raise EnvironmentProblem(
+                    f"language plugin {entry.name!r} ({entry.value}) failed to load: {exc}"
+                ) from exc
+
+
+def registered_languages() -> tuple[str, ...]:
+    """Names of every registered language (plugins included), sorted."""
+    _load_plugins()
+    return tuple(sorted(_registry))
+
+
+def get_language(name: str) -> LanguageSpec:
+    """The spec registered under ``name``; an unknown name is an :class:`InputError`."""
+    _load_plugins()
+    try:
+        return _registry[name]
+    except KeyError:
+        known = ", ".join(sorted(_registry))
+        raise InputError(f"unknown language {name!r} (known: {known})") from None
+
+
+@functools.cache
+def _suffix_table() -> tuple[tuple[str, str], ...]:
+    # Longest suffix first; among equal suffixes the first registered (built-ins) wins.
+    pairs: list[tuple[str, str]] = []
+    for spec in _registry.values():
+        pairs.extend((ext.lower(), spec.name) for ext in spec.extensions)
+    pairs.sort(key=lambda pair: -len(pair[0]))
+    return tuple(pairs)
+
+
+def language_for_path(path: str) -> str | None:
+    """The structural language owning ``path`` by its file name, or None."""
+    _load_plugins()
+    name = path.rsplit("/", 1)[-1].lower()
+    for suffix, language in _suffix_table():
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return language
+    return None
+
+
+@functools.cache
+def grammar(name: str) -> Language:
+    """The tree-sitter ``Language`` of a registered language, loaded once."""
+    return Language(get_language(name).grammar())
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledQuery:
+    """A language's tags query, compiled, with the digest of its text."""
+
+    query: Query
+    digest: str
+
+
+@functools.cache
+def compiled_query(name: str) -> CompiledQuery:
+    """Compile a language's query (once per process), checking its definition kinds."""
+    source = get_language(name).query()
+    query = Query(grammar(name), source)
+    for index in range(query.capture_count):
+        capture = query.capture_name(index)
+        prefix, _, kind = capture.partition(".")
+        if prefix in ("definition", "declaration") and kind not in CHUNK_KINDS | SYMBOL_KINDS:
+            raise InputError(f"query of language {name!r}: unknown definition kind in @{capture}")
+    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
+    return CompiledQuery(query=query, digest=digest)
+
+
+for _spec in _BUILTINS:
+    register_language(_spec)

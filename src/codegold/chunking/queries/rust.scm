@@ -1,0 +1,53 @@
+; codegold tags query: Rust. Capture names are described in README.md.
+
+; ---- definitions ---------------------------------------------------------
+
+(function_item name: (identifier) @name) @definition.function
+(function_signature_item name: (identifier) @name) @declaration.function
+(macro_definition name: (identifier) @name) @definition.function
+
+(struct_item name: (type_identifier) @name) @definition.struct
+(union_item name: (type_identifier) @name) @definition.struct
+(enum_item name: (type_identifier) @name) @definition.enum
+(trait_item name: (type_identifier) @name) @declaration.trait
+(type_item name: (type_identifier) @name) @declaration.type
+(associated_type name: (type_identifier) @name) @declaration.type
+
+; `impl Type` and `impl Trait for Type` both qualify their methods with Type.
+(impl_item
+  type: [(type_identifier) @name
+         (generic_type type: (type_identifier) @name)
+         (scoped_type_identifier name: (type_identifier) @name)
+         (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
+         (reference_type type: (type_identifier) @name)
+         (reference_type type: (generic_type type: (type_identifier) @name))]) @definition.impl
+
+; Inline modules are namespaces (see LanguageSpec.namespace_kinds); `mod m;` is not.
+(mod_item name: (identifier) @name body: (declaration_list)) @definition.module
+
+; Constants, statics, fields and variants: names only unless split out.
+(const_item name: (identifier) @name) @definition.constant
+(static_item name: (identifier) @name) @definition.constant
+(field_declaration name: (field_identifier) @name) @definition.field
+(enum_variant name: (identifier) @name) @definition.field
+
+; ---- leading comments and attributes -------------------------------------
+
+(line_comment) @leading
+(block_comment) @leading
+(attribute_item) @leading
+
+; ---- references ----------------------------------------------------------
+
+(call_expression function: (identifier) @reference.call)
+(call_expression function: (field_expression field: (field_identifier) @reference.call))
+(call_expression function: (scoped_identifier name: (identifier) @reference.call))
+(call_expression
+  function: (generic_function function: [(identifier) @reference.call
+                                          (scoped_identifier name: (identifier) @reference.call)
+                                          (field_expression field: (field_identifier) @reference.call)]))
+(macro_invocation macro: (identifier) @reference.call)
+(struct_expression name: (type_identifier) @reference.call)
+(type_identifier) @reference.type
+(identifier) @reference.identifier
+(field_identifier) @reference.identifier

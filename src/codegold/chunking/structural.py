@@ -1,0 +1,605 @@
+"""Structural chunking: one chunk per definition, found by a tree-sitter tags query.
+
+How a file becomes chunks (every step works on whole lines):
+
+1. Parse; if more than half the non-blank lines sit under ``ERROR`` nodes, give up on
+   structure and return line windows with ``parse_ok=False``.
+2. Run the language's query once (``captures``): definitions, their names (each
+   ``@name`` belongs to the innermost definition node containing it), leading
+   comments and references. Definitions nested in a function are local: they are
+   neither chunks nor symbols. Names are qualified by enclosing containers
+   (``Outer.Inner.method``) or by an explicit ``@scope`` (Go receivers), never by
+   namespaces (Rust ``mod``, TypeScript ``namespace``).
+3. A definition's span takes in its wrapper nodes (decorators, ``export``) and the
+   contiguous block of comments/attributes right above it at the same indentation.
+4. Partition the file top-down. Definitions become chunks; the lines between them are
+   grouped into ``module`` chunks of at most ``max_chunk_lines`` lines, cut at statement
+   boundaries. A container longer than ``max_chunk_lines`` (or any namespace) is split:
+   its members of at least ``min_member_lines`` lines become chunks of their own whose
+   ``header`` holds the enclosing signatures, and the rest of its body (signature,
+   docstring, fields, short members) forms chunks of the container's kind. A function
+   longer than ``long_definition_factor * max_chunk_lines`` is cut at statement
+   boundaries into pieces that all carry its symbol: the first keeps the function's
+   kind, the rest are ``window`` chunks with the signature as ``header``. Lines holding
+   only closing brackets are folded into the chunk before them.
+5. ``symbols`` of a chunk are the qualified names whose definition starts in it (an
+   ``impl`` block defines its methods, not its type); ``references`` the identifiers it
+   uses minus the names it defines, calls first when capped.
+
+Roles, for source-like files: ``declaration`` for ``@declaration`` captures and for
+everything in declaration files (``.pyi``, ``.d.ts``); ``definition`` for other
+definitions and for module chunks that define a constant; ``call_site`` for module
+chunks that only import and run code. Test, docs, config, generated and migration
+files give every chunk their own role.
+
+Chunks never overlap, are sorted by line, and cover every non-blank line.
+"""
+
+from __future__ import annotations
+
+import threading
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import accumulate
+
+from tree_sitter import Node, Parser, Query, QueryCursor
+
+from codegold.chunking.config import DEFAULT_CONFIG, ChunkerConfig, ChunkResult, role_for_file
+from codegold.chunking.languages import (
+    CHUNK_KINDS,
+    CONTAINER_KINDS,
+    FUNCTION_KINDS,
+    LanguageSpec,
+    compiled_query,
+    get_language,
+    grammar,
+)
+from codegold.chunking.model import Chunk
+from codegold.chunking.window import window_chunks
+from codegold.corpus.model import FileRole
+from codegold.roles import Role
+
+__all__ = ["chunk_source"]
+
+#: Share of non-blank lines under ERROR nodes above which a parse is not trusted.
+ERROR_LINE_SHARE = 0.5
+
+_DEFINITION = "definition."
+_DECLARATION = "declaration."
+_REFERENCE = "reference."
+_CLOSERS = frozenset(")]};,")
+#: When patterns capture one node with different kinds, the more specific kind wins
+#: (after a declaration beating a definition): ``struct`` over Go's generic ``type``,
+#: any chunk kind over a name-only kind.
+_KIND_RANK: dict[str, int] = {
+    kind: rank
+    for rank, kind in enumerate(
+        reversed(
+            (
+                "struct", "interface", "enum", "trait", "impl", "class", "module",
+                "type", "method", "function", "field", "constant",
+            )
+        )
+    )
+}  # fmt: skip
+
+_local = threading.local()
+
+
+def _parser(language: str) -> Parser:
+    # Parsers are not thread-safe: one per thread and language.
+    parsers: dict[str, Parser] | None = getattr(_local, "parsers", None)
+    if parsers is None:
+        parsers = _local.parsers = {}
+    parser = parsers.get(language)
+    current = grammar(language)
+    if parser is None or parser.language is not current:
+        parser = parsers[language] = Parser(current)
+    return parser
+
+
+@dataclass(slots=True, eq=False)
+class _Def:
+    """A definition found by the query (one node, possibly several names)."""
+
+    node: Node
+    start_byte: int
+    end_byte: int
+    row: int
+    kind: str
+    declaration: bool
+    names: list[str] = field(default_factory=list)
+    scope: str | None = None
+    parent: _Def | None = None
+    children: list[_Def] = field(default_factory=list)
+    qnames: list[str] = field(default_factory=list)
+    local: bool = False
+    span_start: int = 0
+    span_col: int = 0
+    span_end: int = 0
+
+    @property
+    def qname(self) -> str:
+        return self.qnames[0]
+
+
+@dataclass(slots=True, eq=False)
+class _Piece:
+    start: int
+    end: int
+    kind: str
+    owner: _Def | None
+
+
+def _reference_priority(capture: str) -> int:
+    kind = capture[len(_REFERENCE) :]
+    return 0 if kind == "call" else 1 if kind == "type" else 2
+
+
+def _last_row(node: Node) -> int:
+    """The last row a node has text on (a node may end just after a newline)."""
+    row, column = node.end_point
+    start_row = node.start_point[0]
+    return row - 1 if column == 0 and row > start_row else row
+
+
+class _File:
+    """The per-file state of one chunking run."""
+
+    def __init__(
+        self,
+        path: str,
+        text: str,
+        spec: LanguageSpec,
+        file_role: FileRole,
+        config: ChunkerConfig,
+    ) -> None:
+        self.path = path
+        self.spec = spec
+        self.config = config
+        self.file_role = file_role
+        self.lines = text.split("\n")
+        self.src = text.encode("utf-8", "surrogatepass")
+        self.line_starts = [0, *accumulate(len(line) + 1 for line in self.src.split(b"\n"))]
+        lowered = path.lower()
+        self.declaration_file = bool(spec.declaration_suffixes) and lowered.endswith(
+            spec.declaration_suffixes
+        )
+        self.pieces: list[_Piece] = []
+        self.leading_at: dict[int, tuple[int, int]] = {}
+        self._signatures: dict[int, str] = {}
+        self._breaks: dict[int, list[int]] = {}
+        self.definition_ids: set[int] = set()
+
+    # ---- helpers -------------------------------------------------------------
+
+    def blank(self, row: int) -> bool:
+        return not self.lines[row].strip()
+
+    def decode(self, node: Node) -> str:
+        return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def line_end_byte(self, row: int) -> int:
+        """Byte offset just past ``row``'s text (before its newline)."""
+        nxt = row + 1
+        return self.line_starts[nxt] - 1 if nxt < len(self.line_starts) else len(self.src)
+
+    def trim(self, start: int, end: int) -> tuple[int, int] | None:
+        while start <= end and self.blank(start):
+            start += 1
+        while end >= start and self.blank(end):
+            end -= 1
+        return (start, end) if start <= end else None
+
+    def error_share(self, root: Node, language: str) -> float:
+        ranges = sorted(
+            (node.start_point[0], _last_row(node))
+            for node in QueryCursor(Query(grammar(language), "(ERROR) @error"))
+            .captures(root)
+            .get("error", [])
+        )
+        covered = 0
+        reach = -1
+        for start, end in ranges:
+            start = max(start, reach + 1)
+            covered += sum(1 for row in range(start, end + 1) if not self.blank(row))
+            reach = max(reach, end)
+        non_blank = sum(1 for line in self.lines if line.strip())
+        return covered / non_blank if non_blank else 0.0
+
+    # ---- definitions ----------------------------------------------------------
+
+    def collect_definitions(self, captured: dict[str, list[Node]]) -> list[_Def]:
+        """Definitions from one ``captures`` pass; names go to their innermost definition."""
+        found: dict[int, _Def] = {}
+        for capture, nodes in captured.items():
+            if capture.startswith(_DEFINITION):
+                kind, declaration = capture[len(_DEFINITION) :], False
+            elif capture.startswith(_DECLARATION):
+                kind, declaration = capture[len(_DECLARATION) :], True
+            else:
+                continue
+            for node in nodes:
+                existing = found.get(node.id)
+                if existing is None:
+                    found[node.id] = _Def(
+                        node=node,
+                        start_byte=node.start_byte,
+                        end_byte=node.end_byte,
+                        row=node.start_point[0],
+                        kind=kind,
+                        declaration=declaration,
+                    )
+                elif (declaration, _KIND_RANK[kind]) > (
+                    existing.declaration,
+                    _KIND_RANK[existing.kind],
+                ):
+                    existing.kind, existing.declaration = kind, declaration
+        ordered = sorted(found.values(), key=lambda d: (d.start_byte, -d.end_byte))
+        self.assign_names(ordered, captured.get("name", []), captured.get("scope", []))
+        named = [d for d in ordered if d.names]
+        self.definition_ids = {d.node.id for d in named}
+        self.nest(named)
+        return named
+
+    def assign_names(self, ordered: list[_Def], names: list[Node], scopes: list[Node]) -> None:
+        """Give each ``@name``/``@scope`` node to the innermost definition containing it."""
+        marks = sorted(
+            [(n.start_byte, n.end_byte, False, n) for n in names]
+            + [(n.start_byte, n.end_byte, True, n) for n in scopes],
+            key=lambda mark: (mark[0], mark[1], mark[2]),
+        )
+        stack: list[_Def] = []
+        index = 0
+        for start, end, is_scope, node in marks:
+            while index < len(ordered) and ordered[index].start_byte <= start:
+                d = ordered[index]
+                while stack and stack[-1].end_byte <= d.start_byte:
+                    stack.pop()
+                stack.append(d)
+                index += 1
+            while stack and stack[-1].end_byte < end:
+                stack.pop()
+            if not stack:
+                continue
+            owner = stack[-1]
+            text = self.decode(node)
+            if is_scope:
+                owner.scope = owner.scope or text
+            elif text not in owner.names:
+                owner.names.append(text)
+
+    def nest(self, ordered: list[_Def]) -> None:
+        namespaces = self.spec.namespace_kinds
+        stack: list[_Def] = []
+        for d in ordered:
+            while stack and stack[-1].end_byte <= d.start_byte:
+                stack.pop()
+            parent = stack[-1] if stack else None
+            d.parent = parent
+            if parent is not None:
+                parent.children.append(d)
+                d.local = parent.local or parent.kind in FUNCTION_KINDS
+            if d.kind in CHUNK_KINDS:
+                stack.append(d)
+            if d.local:
+                d.qnames = list(d.names)
+                continue
+            qualifier = parent
+            while qualifier is not None and qualifier.kind in namespaces:
+                qualifier = qualifier.parent
+            if d.kind == "function" and qualifier is not None:
+                d.kind = "method"
+            base = d.scope or (qualifier.qname if qualifier is not None else None)
+            d.qnames = [f"{base}.{name}" if base else name for name in d.names]
+
+    def compute_span(self, d: _Def) -> None:
+        top = d.node
+        parent = top.parent
+        wrappers = self.spec.wrapper_node_types
+        while parent is not None and parent.type in wrappers:
+            # A wrapper holding several definitions (Go's ``type ( A ...; B ... )``)
+            # belongs to none of them.
+            if any(
+                child.id in self.definition_ids and child.id != top.id
+                for child in parent.named_children
+            ):
+                break
+            top = parent
+            parent = top.parent
+        d.span_start, d.span_col = top.start_point
+        d.span_end = max(_last_row(top), _last_row(d.node))
+
+    def collect_leading(self, nodes: Sequence[Node]) -> None:
+        """Index leading comments/attributes that stand alone on their lines."""
+        src = self.src
+        starts = self.line_starts
+        for node in nodes:
+            row, column = node.start_point
+            if src[starts[row] : node.start_byte].strip():
+                continue
+            last = _last_row(node)
+            if src[node.end_byte : self.line_end_byte(last)].strip():
+                continue
+            previous = self.leading_at.get(last)
+            if previous is None or row < previous[0]:
+                self.leading_at[last] = (row, column)
+
+    def attach_leading(self, d: _Def, floor: int) -> int:
+        row = d.span_start
+        while True:
+            entry = self.leading_at.get(row - 1)
+            if entry is None or entry[1] != d.span_col or entry[0] < floor:
+                return row
+            row = entry[0]
+
+    # ---- partition ------------------------------------------------------------
+
+    def breaks(self, node: Node) -> list[int]:
+        """Rows where a statement starts inside ``node``, descending into long ones."""
+        cached = self._breaks.get(node.id)
+        if cached is not None:
+            return cached
+        rows: list[int] = []
+        limit = self.config.max_chunk_lines
+        pending = [node]
+        while pending:
+            current = pending.pop()
+            for child in current.named_children:
+                start = child.start_point[0]
+                rows.append(start)
+                if _last_row(child) - start + 1 > limit and child.named_child_count:
+                    pending.append(child)
+        rows.sort()
+        self._breaks[node.id] = rows
+        return rows
+
+    def pack(self, start: int, end: int, node: Node | None) -> list[tuple[int, int]]:
+        """Cut ``[start, end]`` into runs of at most ``max_chunk_lines`` at statement starts."""
+        limit = self.config.max_chunk_lines
+        trimmed = self.trim(start, end)
+        if trimmed is None:
+            return []
+        start, end = trimmed
+        if end - start + 1 <= limit:
+            return [(start, end)]
+        rows = self.breaks(node) if node is not None else []
+        runs: list[tuple[int, int]] = []
+        while start <= end:
+            if end - start + 1 <= limit:
+                cut = end + 1
+            else:
+                index = bisect_right(rows, start + limit) - 1
+                cut = rows[index] if index >= 0 and rows[index] > start else start + limit
+            run = self.trim(start, cut - 1)
+            if run is not None:
+                runs.append(run)
+            start = cut
+        return runs
+
+    def only_closers(self, start: int, end: int) -> bool:
+        return all(not set(line.strip()) - _CLOSERS for line in self.lines[start : end + 1])
+
+    def emit_gap(self, start: int, end: int, owner: _Def | None, node: Node | None) -> None:
+        trimmed = self.trim(start, end)
+        if trimmed is None:
+            return
+        start, end = trimmed
+        pieces = self.pieces
+        if pieces and pieces[-1].end < start and self.only_closers(start, end):
+            pieces[-1].end = end
+            return
+        kind = owner.kind if owner is not None else "module"
+        for run_start, run_end in self.pack(start, end, node):
+            pieces.append(_Piece(run_start, run_end, kind, owner))
+
+    def emit_level(
+        self,
+        start: int,
+        end: int,
+        members: list[_Def],
+        owner: _Def | None,
+        node: Node | None,
+    ) -> None:
+        cursor = start
+        min_row = owner.row + 1 if owner is not None else 0
+        for member in members:
+            if member.row < max(cursor, min_row):
+                # Shares a line with what came before: stays in that chunk.
+                if self.pieces and self.pieces[-1].end >= member.row and cursor > start:
+                    self.pieces[-1].end = max(self.pieces[-1].end, member.span_end)
+                    cursor = max(cursor, member.span_end + 1)
+                continue
+            first = max(cursor, min_row, self.attach_leading(member, max(cursor, min_row)))
+            self.emit_gap(cursor, first - 1, owner, node)
+            self.emit_definition(member, first)
+            cursor = max(cursor, member.span_end + 1)
+        self.emit_gap(cursor, end, owner, node)
+
+    def emit_definition(self, d: _Def, start: int) -> None:
+        config = self.config
+        end = d.span_end
+        length = end - start + 1
+        body = d.node.child_by_field_name("body") if d.kind in CONTAINER_KINDS else None
+        if body is not None and (
+            d.kind in self.spec.namespace_kinds or length > config.max_chunk_lines
+        ):
+            # Short members ahead of the first longer one stay in the header chunk;
+            # from there on every member is a chunk of its own.
+            members: list[_Def] = []
+            for child in d.children:
+                if child.kind in CHUNK_KINDS and not child.local:
+                    self.compute_span(child)
+                    size = child.span_end - child.span_start + 1
+                    if members or size >= config.min_member_lines:
+                        members.append(child)
+            self.emit_level(start, end, members, d, body)
+            return
+        if length > config.max_chunk_lines * config.long_definition_factor:
+            for run_start, run_end in self.pack(start, end, d.node):
+                kind = d.kind if run_start <= d.row <= run_end else "window"
+                self.pieces.append(_Piece(run_start, run_end, kind, d))
+            return
+        self.pieces.append(_Piece(start, end, d.kind, d))
+
+    # ---- chunk metadata -------------------------------------------------------
+
+    def signature(self, d: _Def) -> str:
+        """The first line(s) of a definition, up to where its body opens."""
+        cached = self._signatures.get(id(d))
+        if cached is not None:
+            return cached
+        last = d.row
+        body = d.node.child_by_field_name("body")
+        if body is not None:
+            # Up to the token before the body (``:``, a name), or the body's first line
+            # when it opens there (``{``); comments in between are not signature.
+            before = body.prev_sibling
+            while before is not None and before.is_extra:
+                before = before.prev_sibling
+            body_row = body.start_point[0]
+            last = body_row if before is None else _last_row(before)
+        text = "\n".join(self.lines[d.row : max(last, d.row) + 1])
+        self._signatures[id(d)] = text
+        return text
+
+    def header(self, piece: _Piece) -> str:
+        owner = piece.owner
+        if owner is None:
+            return ""
+        chain: list[_Def] = []
+        ancestor = owner.parent
+        while ancestor is not None:
+            chain.append(ancestor)
+            ancestor = ancestor.parent
+        parts = [self.signature(a) for a in reversed(chain)]
+        if not piece.start <= owner.row <= piece.end:
+            parts.append(self.signature(owner))
+        return "\n".join(parts)
+
+    def role(self, piece: _Piece, defines: bool) -> Role:
+        if self.declaration_file:
+            natural = Role.DECLARATION
+        elif piece.owner is None:
+            natural = Role.DEFINITION if defines else Role.CALL_SITE
+        else:
+            natural = Role.DECLARATION if piece.owner.declaration else Role.DEFINITION
+        return role_for_file(self.file_role, natural)
+
+    def references(self, refs: dict[bytes, int], excluded: set[str], cap: int) -> tuple[str, ...]:
+        stopwords = self.spec.reference_stopwords
+        ranked: list[tuple[int, str]] = []
+        for raw, priority in refs.items():
+            name = raw.decode("utf-8", "replace")
+            if name not in excluded and name not in stopwords:
+                ranked.append((priority, name))
+        if len(ranked) > cap:
+            ranked.sort()
+            ranked = ranked[:cap]
+        return tuple(sorted(name for _, name in ranked))
+
+    # ---- the run --------------------------------------------------------------
+
+    def run(self, language: str) -> ChunkResult:
+        tree = _parser(language).parse(self.src)
+        root = tree.root_node
+        if root.has_error and self.error_share(root, language) > ERROR_LINE_SHARE:
+            return self.fallback(language)
+        captured = QueryCursor(compiled_query(language).query).captures(root)
+        definitions = self.collect_definitions(captured)
+        self.collect_leading(captured.get("leading", []))
+
+        top = [d for d in definitions if d.parent is None and d.kind in CHUNK_KINDS]
+        for d in top:
+            self.compute_span(d)
+        self.emit_level(0, len(self.lines) - 1, top, None, root)
+        return ChunkResult(
+            chunks=self.build(definitions, captured), parse_ok=True, language=language
+        )
+
+    def build(self, definitions: list[_Def], captured: dict[str, list[Node]]) -> tuple[Chunk, ...]:
+        pieces = self.pieces
+        starts = [p.start for p in pieces]
+        symbols: list[dict[str, None]] = [{} for _ in pieces]
+        defined: list[set[str]] = [set() for _ in pieces]
+        for d in definitions:
+            index = bisect_right(starts, d.row) - 1
+            if index < 0 or d.row > pieces[index].end:
+                continue
+            defined[index].update(d.names)
+            if d.local or d.kind == "impl":
+                continue
+            for qname in d.qnames:
+                symbols[index][qname] = None
+
+        line_starts = self.line_starts
+        byte_starts = [line_starts[p.start] for p in pieces]
+        byte_ends = [self.line_end_byte(p.end) for p in pieces]
+        refs: list[dict[bytes, int]] = [{} for _ in pieces]
+        src = self.src
+        # Calls first, then types, then the rest: the first priority a word gets is its best.
+        ordered = sorted(
+            (_reference_priority(capture), nodes)
+            for capture, nodes in captured.items()
+            if capture.startswith(_REFERENCE)
+        )
+        for priority, nodes in ordered:
+            for node in nodes:
+                begin = node.start_byte
+                index = bisect_right(byte_starts, begin) - 1
+                if index >= 0 and begin < byte_ends[index]:
+                    refs[index].setdefault(src[begin : node.end_byte], priority)
+
+        chunks: list[Chunk] = []
+        cap = self.config.max_references
+        for index, piece in enumerate(pieces):
+            owner = piece.owner
+            names = tuple(symbols[index])
+            excluded = defined[index]
+            if owner is not None:
+                excluded.update(owner.names)
+            chunks.append(
+                Chunk(
+                    file=self.path,
+                    start_line=piece.start + 1,
+                    end_line=piece.end + 1,
+                    language=self.spec.name,
+                    kind=piece.kind,
+                    role=self.role(piece, bool(names)),
+                    symbol=owner.qname if owner is not None else None,
+                    symbols=names,
+                    references=self.references(refs[index], excluded, cap),
+                    text="\n".join(self.lines[piece.start : piece.end + 1]),
+                    header=self.header(piece),
+                )
+            )
+        return tuple(chunks)
+
+    def fallback(self, language: str) -> ChunkResult:
+        natural = Role.DECLARATION if self.declaration_file else Role.CALL_SITE
+        chunks = window_chunks(
+            self.path,
+            self.lines,
+            language=language,
+            role=role_for_file(self.file_role, natural),
+            config=self.config,
+        )
+        return ChunkResult(chunks=tuple(chunks), parse_ok=False, language=language)
+
+
+def chunk_source(
+    path: str,
+    text: str,
+    *,
+    language: str,
+    file_role: FileRole,
+    config: ChunkerConfig = DEFAULT_CONFIG,
+) -> ChunkResult:
+    """Chunk one source file of a registered structural language.
+
+    ``path`` is recorded in every chunk (and decides declaration files such as
+    ``.pyi``); ``text`` is the whole file. See the module docstring for the rules.
+    """
+    spec = get_language(language)
+    return _File(path, text, spec, file_role, config).run(language)
