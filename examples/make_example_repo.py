@@ -4,8 +4,8 @@
 
 Two commits with a fixed author, committer and dates, so their SHAs are stable and
 examples/acme/suite.yaml can pin them: v1 (refunds capped inside the client) and v2
-(refunds moved to src/payments/refund.ts). Rebuilding an existing repository is a no-op
-when it already holds the expected commits.
+(refunds moved to src/payments/refund.ts). An existing DEST is deleted and rebuilt; the
+SHAs come out the same every time.
 """
 
 from __future__ import annotations

@@ -315,6 +315,41 @@ class GitRepo:
         done = self._run("merge-base", "--is-ancestor", a, d, ok=(0, 1))
         return done.returncode == 0
 
+    def renames(self, old: str, new: str) -> dict[str, str]:
+        """Files renamed between two commits: ``{old path: new path}``.
+
+        git's own rename detection (``diff --find-renames=50%``) on the two trees,
+        so a file moved with small edits counts; nothing else (modes, copies) does.
+        """
+        a, b = self.resolve(old), self.resolve(new)
+        if a == b:
+            return {}
+        done = self._run(
+            "diff",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--find-renames=50%",
+            "--name-status",
+            "-z",
+            a,
+            b,
+        )
+        fields = done.stdout.split(b"\0")
+        out: dict[str, str] = {}
+        i = 0
+        while i < len(fields) and fields[i]:
+            status = fields[i]
+            if status[:1] in (b"R", b"C"):
+                if status[:1] == b"R":
+                    src, dst = fields[i + 1], fields[i + 2]
+                    out[src.decode("utf-8", "surrogateescape")] = dst.decode(
+                        "utf-8", "surrogateescape"
+                    )
+                i += 3
+            else:
+                i += 2
+        return out
+
     # -- trees and blobs -------------------------------------------------------
 
     def list_files(self, rev: str, *, submodules: bool = False) -> list[FileEntry]:
