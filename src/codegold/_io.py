@@ -14,6 +14,16 @@ import msgspec
 _encoder = msgspec.json.Encoder(order="deterministic")
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# mkstemp creates 0600 files; artifacts are meant to be read by others (CI uploads)
+_FILE_MODE = 0o666 & ~_current_umask()
+
+
 @contextmanager
 def open_atomic(path: str | Path) -> Iterator[BinaryIO]:
     """A binary handle on a temp file beside ``path``; renamed over it only on success."""
@@ -25,6 +35,7 @@ def open_atomic(path: str | Path) -> Iterator[BinaryIO]:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, _FILE_MODE)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -1,0 +1,186 @@
+"""JUnit XML for CI dashboards (SPEC §6 *report*).
+
+One ``<testsuite>`` for the run and one ``<testcase>`` per record: a failed record
+carries a ``<failure>`` whose message is one line (cause → owner, missing groups,
+forbidden files) and whose body lists the ranked chunks within the cutoff; an
+invalid record carries an ``<error>``: it was never scored. Run aggregates go into
+``<properties>``. No timestamps and no durations (``time="0"``), so the same run
+gives the same bytes. Queries and diagnosis details are redacted like the HTML.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from codegold.evaluate.records import CaseResult
+from codegold.report.redact import redact
+
+__all__ = ["failure_message", "render_junit"]
+
+_PROPERTIES = (
+    "passRate",
+    "hitRate",
+    "meanGroupRecall",
+    "mrr",
+    "forbiddenRate",
+    "revisionMismatchRate",
+    "cases",
+    "records",
+    "valid",
+    "invalid",
+    "passed",
+    "failed",
+)
+# Characters XML 1.0 cannot carry at all, even escaped.
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _clean(text: str) -> str:
+    return _INVALID_XML.sub("\ufffd", text)
+
+
+def _prop_value(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def render_junit(records: Sequence[CaseResult], summary: Mapping[str, Any]) -> str:
+    """The JUnit XML document for a run, as a string with an XML declaration."""
+    ordered = sorted(records, key=lambda r: (r.case_id, r.attempt_id or ""))
+    suite = summary.get("suite") if isinstance(summary.get("suite"), Mapping) else None
+    suite_name = str(suite.get("name")) if suite and suite.get("name") else "codegold"
+    per_case = Counter(r.case_id for r in ordered)
+    failures = sum(1 for r in ordered if r.valid and not r.passed)
+    errors = sum(1 for r in ordered if not r.valid)
+    counts = {
+        "tests": str(len(ordered)),
+        "failures": str(failures),
+        "errors": str(errors),
+        "skipped": "0",
+        "time": "0",
+    }
+    root = ET.Element("testsuites", {"name": "codegold", **counts})
+    testsuite = ET.SubElement(root, "testsuite", {"name": _clean(suite_name), **counts})
+    props = ET.SubElement(testsuite, "properties")
+    overall = summary.get("overall") or {}
+    for key in _PROPERTIES:
+        if key in overall:
+            ET.SubElement(props, "property", {"name": key, "value": _prop_value(overall[key])})
+    for key, value in _identity_properties(summary):
+        ET.SubElement(props, "property", {"name": key, "value": _clean(value)})
+
+    for record in ordered:
+        name = record.case_id
+        if per_case[record.case_id] > 1:
+            name = f"{record.case_id} [{record.attempt_id or '?'}]"
+        classname = record.query_class or suite_name
+        case = ET.SubElement(
+            testsuite,
+            "testcase",
+            {"classname": _clean(classname), "name": _clean(name), "time": "0"},
+        )
+        if not record.valid:
+            error = ET.SubElement(
+                case,
+                "error",
+                {
+                    "message": _clean(_redacted(f"invalid run: {record.invalid_reason or '?'}")),
+                    "type": "invalid_run",
+                },
+            )
+            error.text = _clean(_body(record))
+        elif not record.passed:
+            failure = ET.SubElement(
+                case,
+                "failure",
+                {
+                    "message": _clean(failure_message(record)),
+                    "type": record.diagnosis.cause if record.diagnosis else "failed",
+                },
+            )
+            failure.text = _clean(_body(record))
+    ET.indent(root, space="  ")
+    xml = ET.tostring(root, encoding="unicode", short_empty_elements=True)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + xml + "\n"
+
+
+def _identity_properties(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    suite = summary.get("suite")
+    if isinstance(suite, Mapping):
+        for key in ("name", "digest", "repository"):
+            if suite.get(key) is not None:
+                out.append((f"suite.{key}", str(suite[key])))
+    for key in ("evaluatorVersion", "codegoldVersion", "attemptsDigest"):
+        if summary.get(key) is not None:
+            out.append((key, str(summary[key])))
+    indexes = summary.get("indexes")
+    if isinstance(indexes, list) and indexes:
+        ids = [str(m.get("buildId")) for m in indexes if isinstance(m, Mapping)]
+        out.append(("indexes", ", ".join(ids)))
+    retrievers = summary.get("retrievers")
+    if isinstance(retrievers, list) and retrievers:
+        out.append(("retrievers", ", ".join(str(r) for r in retrievers)))
+    return out
+
+
+def _redacted(text: str) -> str:
+    return redact(text)[0]
+
+
+def failure_message(record: CaseResult) -> str:
+    """One line: cause → owner, missing groups, forbidden files, revision trouble."""
+    parts: list[str] = []
+    if record.diagnosis is not None:
+        parts.append(f"{record.diagnosis.cause} → {record.diagnosis.owner}")
+    if record.missing_group_ids:
+        parts.append(
+            f"missing groups within top {record.cutoff}: {', '.join(record.missing_group_ids)}"
+        )
+    if record.forbidden_chunk_ids:
+        forbidden = set(record.forbidden_chunk_ids)
+        files = sorted({e.file for e in record.ranked if e.chunk_id in forbidden})
+        parts.append(f"forbidden: {', '.join(files or record.forbidden_chunk_ids)}")
+    if record.revision_mismatches:
+        parts.append(f"{len(record.revision_mismatches)} chunk(s) from another revision")
+    return _redacted("; ".join(parts) or "failed").replace("\n", " ")
+
+
+def _body(record: CaseResult) -> str:
+    query = _redacted(record.query)
+    lines = [
+        f"query: {query}",
+        f"expected revision: {record.repository_revision or '-'}",
+        f"cutoff: {record.cutoff}",
+    ]
+    if record.valid:
+        lines.append(f"first relevant rank: {record.first_relevant_rank or '-'}")
+    if record.diagnosis is not None:
+        lines.append(f"cause: {record.diagnosis.cause} -> {record.diagnosis.owner}")
+        if record.diagnosis.detail:
+            lines.append(f"detail: {_redacted(record.diagnosis.detail)}")
+    top = [e for e in sorted(record.ranked, key=lambda e: e.rank) if e.rank <= record.cutoff]
+    lines.append(f"ranked (top {record.cutoff}):" if top else "ranked: (empty)")
+    lines.extend(
+        f"  rank={e.rank} file={e.file}:{e.start_line}-{e.end_line} symbol={e.symbol or '-'} "
+        f"role={e.role} revision={e.repository_revision} match={e.match} score={e.score:g}"
+        for e in top
+    )
+    deeper = next(
+        (
+            e
+            for e in sorted(record.ranked, key=lambda e: e.rank)
+            if e.rank > record.cutoff and e.match == "accepted"
+        ),
+        None,
+    )
+    if deeper is not None:
+        lines.append(f"  (first accepted chunk past the cutoff: rank {deeper.rank}, {deeper.file})")
+    return "\n".join(lines) + "\n"
