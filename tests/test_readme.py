@@ -28,14 +28,18 @@ def test_quick_start_has_exactly_the_two_commands() -> None:
 
 def test_quick_start_main_command_runs(tmp_path: Path) -> None:
     """Everything after the install step, run in a scratch copy of the examples."""
-    shutil.copytree(ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("repo", "out"))
+    shutil.copytree(
+        ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("repo", "out")
+    )
     steps = [s.strip() for s in _code_blocks()[0].split("&&")]
     runnable = [s for s in steps if not s.startswith(("python3 -m venv", ".", "pip install"))]
     assert [s.split()[0] for s in runnable] == ["python", "codegold"]
     for step in runnable:
         argv = shlex.split(step)
         if argv[0] == "python":
-            proc = subprocess.run([sys.executable, *argv[1:]], cwd=tmp_path, capture_output=True, text=True)
+            proc = subprocess.run(
+                [sys.executable, *argv[1:]], cwd=tmp_path, capture_output=True, text=True
+            )
         else:
             proc = run_cli(*argv[1:], "--embedder", "none", cwd=tmp_path)
         assert proc.returncode == 0, proc.stderr
@@ -47,13 +51,34 @@ def test_quick_start_main_command_runs(tmp_path: Path) -> None:
 
 
 def test_example_shows_reference_beating_plain_bm25(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("repo", "out"))
-    subprocess.run([sys.executable, "examples/make_example_repo.py"], cwd=tmp_path, check=True,
-                   capture_output=True)
+    shutil.copytree(
+        ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("repo", "out")
+    )
+    subprocess.run(
+        [sys.executable, "examples/make_example_repo.py"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )
     rates = {}
     for name in ("hybrid", "bm25-window"):
-        run_cli("run", "--cases", "examples/acme/suite.yaml", "--repo", "examples/repo", "--out",
-                f"out/{name}", "--retriever", name, "--embedder", "none", "--quiet", cwd=tmp_path,
-                check=True)
-        rates[name] = json.loads((tmp_path / "out" / name / "summary.json").read_text())["overall"]["passRate"]
+        run_cli(
+            "run",
+            "--cases",
+            "examples/acme/suite.yaml",
+            "--repo",
+            "examples/repo",
+            "--out",
+            f"out/{name}",
+            "--retriever",
+            name,
+            "--embedder",
+            "none",
+            "--quiet",
+            cwd=tmp_path,
+            check=True,
+        )
+        rates[name] = json.loads((tmp_path / "out" / name / "summary.json").read_text())["overall"][
+            "passRate"
+        ]
     assert rates["hybrid"] > rates["bm25-window"]

@@ -66,6 +66,7 @@ def eval_(
     from codegold.attempts import digest_file, iter_attempts
     from codegold.cases import load_suite
     from codegold.evaluate import evaluate_attempts
+    from codegold.evaluate.repeat import check_repeats
     from codegold.report.artifacts import AttemptLedger, run_identity, write_results
 
     suite = load_suite(cases_path)
@@ -76,8 +77,10 @@ def eval_(
         records = _diagnose(
             suite, records, attempts_path, repo_path, index_dir or out_dir / "index", quiet=quiet
         )
+    # repeated attempts: the file is read once more, only when some case has several
+    records, repeats = check_repeats(records, iter_attempts(attempts_path))
     identity = run_identity(suite, ledger, attempts_digest=digest_file(attempts_path))
-    summary = write_results(out_dir, records, identity)
+    summary = write_results(out_dir, records, {**identity, **repeats})
     if not quiet:
         from codegold.report.terminal import print_summary
 

@@ -14,6 +14,7 @@ from codegold.diagnose import DiagnosisContext, diagnose_records
 from codegold.errors import InputError
 from codegold.evaluate import evaluate_attempts
 from codegold.evaluate.records import CaseResult
+from codegold.evaluate.repeat import check_repeats
 from codegold.index.build import BuildOptions, build_index, describe_manifest
 from codegold.index.store import LoadedIndex, open_index
 from codegold.report.artifacts import ATTEMPTS, run_identity, write_results
@@ -101,7 +102,8 @@ def run_pipeline(
         records = evaluate_attempts(suite, attempts)
         ctx = diagnosis_context(git, root)
         records = diagnose_records(suite.by_id(), records, {a.attempt_id: a for a in attempts}, ctx)
+    records, repeats = check_repeats(records, attempts)
     write_jsonl_atomic(out_dir / ATTEMPTS, attempts)
     identity = run_identity(suite, attempts)
-    summary = write_results(out_dir, records, identity)
+    summary = write_results(out_dir, records, {**identity, **repeats})
     return summary, records
