@@ -174,3 +174,27 @@ def test_empty_tree(tmp_path: Path) -> None:
     path, (sha,) = make_repo(tmp_path, [{}])
     with GitRepo(path) as repo:
         assert build_inventory(repo, sha, PathPolicy()) == ([], {})
+
+
+def test_compiled_copies_of_typescript_sources_are_build_output(tmp_path: Path) -> None:
+    files = {
+        "src/v4/core/errors.ts": "export function prettifyError() {}\n",
+        "v4/core/errors.js": "export function prettifyError() {}\n",
+        "v4/core/errors.cjs": "exports.prettifyError = function () {};\n",
+        "v4/core/errors.d.ts": "export declare function prettifyError(): string;\n",
+        "lib/standalone.js": "module.exports = 1;\n",
+        "lib/types.d.ts": "export declare const x: number;\n",
+    }
+    repo, (sha,) = make_repo(tmp_path, [files])
+    with GitRepo(repo) as git:
+        entries = {e.path: e for e in build_inventory(git, sha, PathPolicy()).entries}
+        off = {
+            e.path: e for e in build_inventory(git, sha, PathPolicy(detect_compiled=False)).entries
+        }
+    for path in ("v4/core/errors.js", "v4/core/errors.cjs", "v4/core/errors.d.ts"):
+        assert entries[path].status is FileStatus.EXCLUDED
+        assert entries[path].role is FileRole.BUILD
+        assert entries[path].rule == "compiled-from:src/v4/core/errors.ts"
+        assert off[path].status is FileStatus.INDEXED
+    for path in ("src/v4/core/errors.ts", "lib/standalone.js", "lib/types.d.ts"):
+        assert entries[path].status is FileStatus.INDEXED

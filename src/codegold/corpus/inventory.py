@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from codegold.corpus.attributes import AttributeValue
 from codegold.corpus.git import MODE_GITLINK, MODE_SYMLINK, GitRepo
-from codegold.corpus.model import FileEntry, FileStatus, InventoryEntry
+from codegold.corpus.model import FileEntry, FileRole, FileStatus, InventoryEntry
 from codegold.corpus.policy import Classification, PathPolicy
 
 __all__ = ["Inventory", "build_inventory"]
@@ -93,5 +93,61 @@ def build_inventory(
             if result.status is FileStatus.INDEXED:
                 contents[file.path] = data
 
+    if policy.detect_compiled and FileRole.BUILD in policy.exclude_roles:
+        for path, source in compiled_copies(decided).items():
+            old = decided[path]
+            decided[path] = InventoryEntry(
+                path=old.path,
+                blob=old.blob,
+                size=old.size,
+                status=FileStatus.EXCLUDED,
+                role=FileRole.BUILD,
+                language=old.language,
+                rule=f"compiled-from:{source}",
+            )
+            contents.pop(path, None)
     entries = [decided[path] for path in sorted(decided)]
     return Inventory(entries, contents)
+
+
+_COMPILED_SUFFIXES = (".d.cts", ".d.mts", ".d.ts", ".cjs", ".mjs", ".js")
+_SOURCE_SUFFIXES = (".tsx", ".mts", ".cts", ".ts")
+
+
+def _strip(path: str, suffixes: tuple[str, ...]) -> str | None:
+    for suffix in suffixes:
+        if path.endswith(suffix):
+            return path[: -len(suffix)]
+    return None
+
+
+def compiled_copies(entries: Mapping[str, InventoryEntry]) -> dict[str, str]:
+    """JavaScript and declaration files that are compiled copies of a TypeScript source
+    in the same commit (``v4/core/errors.cjs`` beside ``src/v4/core/errors.ts``): the
+    path minus its extension ends with the source's last two path segments. They are
+    build output however they are laid out, and would otherwise answer every question
+    about that code twice more."""
+    sources: dict[str, list[str]] = {}
+    for path, entry in entries.items():
+        if entry.status is not FileStatus.INDEXED or path.endswith((".d.ts", ".d.mts", ".d.cts")):
+            continue
+        stem = _strip(path, _SOURCE_SUFFIXES)
+        if stem is not None:
+            tail = "/".join(stem.split("/")[-2:])
+            sources.setdefault(tail, []).append(path)
+    found: dict[str, str] = {}
+    if not sources:
+        return found
+    for path, entry in entries.items():
+        if entry.status is not FileStatus.INDEXED:
+            continue
+        stem = _strip(path, _COMPILED_SUFFIXES)
+        if stem is None:
+            continue
+        parts = stem.split("/")
+        if len(parts) < 2:
+            continue
+        candidates = [s for s in sources.get("/".join(parts[-2:]), []) if s != path]
+        if candidates:
+            found[path] = sorted(candidates)[0]
+    return found

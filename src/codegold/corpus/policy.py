@@ -547,6 +547,7 @@ class PathPolicy:
     configuration: tuple[str, ...] = _patterns("configuration")
     exclude_roles: frozenset[FileRole] = _DEFAULT_EXCLUDE_ROLES
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    detect_compiled: bool = True
     origin: str = field(default="policy", compare=False)
 
     def __post_init__(self) -> None:
@@ -572,6 +573,8 @@ class PathPolicy:
         data: dict[str, Any] = {name: list(getattr(self, name)) for name in _LIST_NAMES}
         data["excludeRoles"] = sorted(role.value for role in self.exclude_roles)
         data["maxFileBytes"] = self.max_file_bytes
+        if not self.detect_compiled:  # absent when default, so existing digests stay put
+            data["detectCompiled"] = False
         data["format"] = POLICY_FORMAT
         return data
 
@@ -703,7 +706,7 @@ class PathPolicy:
 _POLICY_KEYS: Final = frozenset(
     {name for name in _LIST_NAMES}
     | {f"extend-{name}" for name in _LIST_NAMES}
-    | {"exclude-roles", "max-file-bytes"}
+    | {"exclude-roles", "max-file-bytes", "detect-compiled"}
 )
 
 
@@ -755,7 +758,16 @@ def policy_from_table(table: Mapping[str, Any], *, file: str, origin: str) -> Pa
     max_bytes = table.get("max-file-bytes", DEFAULT_MAX_FILE_BYTES)
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
         raise InputError("must be a positive integer", file=file, field="max-file-bytes")
-    return PathPolicy(**lists, exclude_roles=roles, max_file_bytes=max_bytes, origin=origin)
+    detect = table.get("detect-compiled", True)
+    if not isinstance(detect, bool):
+        raise InputError("must be true or false", file=file, field="detect-compiled")
+    return PathPolicy(
+        **lists,
+        exclude_roles=roles,
+        max_file_bytes=max_bytes,
+        detect_compiled=detect,
+        origin=origin,
+    )
 
 
 def _parse_toml(data: bytes, *, file: str) -> dict[str, Any]:
