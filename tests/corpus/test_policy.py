@@ -35,7 +35,7 @@ def _sample(pattern: str) -> str:
     """A path the pattern matches, and no earlier rule should."""
     body = pattern.lstrip("/")
     body = body.replace("*", "sample")
-    return body + "sample.py" if body.endswith("/") else body
+    return body + "sample.txt" if body.endswith("/") else body
 
 
 DEFAULT_RULES = [
@@ -43,7 +43,21 @@ DEFAULT_RULES = [
     for name, patterns in DEFAULT_PATTERNS.items()
     if name != "include"
     for pattern in patterns
+    if not pattern.startswith("!")  # a negation never names the rule that fired
 ]
+
+
+@pytest.mark.parametrize(
+    "path", ["doc/md_docs.go", "pkg/doc/gen.rs", "doc/x/Y.java", "src/doc/gen.py"]
+)
+def test_code_in_a_doc_package_is_source(path: str) -> None:
+    result = DEFAULT.classify(path, b"package doc\n", size=12)
+    assert result.role is FileRole.SOURCE
+
+
+@pytest.mark.parametrize("path", ["doc/notes.txt", "docs/conf.py", "doc/guide.md"])
+def test_doc_folders_still_hold_docs(path: str) -> None:
+    assert DEFAULT.classify(path, b"x\n", size=2).role is FileRole.DOCS
 
 
 @pytest.mark.parametrize(

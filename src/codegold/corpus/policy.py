@@ -241,6 +241,12 @@ DEFAULT_PATTERNS: Final[Mapping[str, tuple[str, ...]]] = {
     "docs": (
         "docs/",
         "doc/",
+        # ...but code in a folder named doc/ is usually a package (Go's cobra/doc, go/doc)
+        "!**/doc/**/*.go",
+        "!**/doc/**/*.rs",
+        "!**/doc/**/*.java",
+        "!**/doc/**/*.py",
+        "!**/doc/**/*.ts",
         "documentation/",
         "examples/",
         "example/",

@@ -19,7 +19,7 @@ class Intent(StrEnum):
 
 
 _DOTTED = re.compile(r"\b[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)+\b")
-_CALL = re.compile(r"\b([A-Za-z_$][\w$]*)\s*\(")
+_CALL = re.compile(r"\b([A-Za-z_$][\w$]+)\(")  # `parse(` is code; "Ctrl-C (" is prose
 _BACKTICK = re.compile(r"`([^`]+)`")
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _PATH = re.compile(
