@@ -184,3 +184,12 @@ def test_no_attempt_is_a_failed_case() -> None:
     result = evaluate_case(make_case(accepted=[DEF]), None)
     assert result.passed is False and result.valid is True
     assert result.diagnosis is not None and result.diagnosis.cause == "no_attempt"
+
+
+@pytest.mark.parametrize(
+    "written",
+    ["Client::send", "Client#send", "(*Client).send", "(Client).send", "Client.send"],
+)
+def test_other_spellings_of_a_qualified_target(written: str) -> None:
+    case = make_case(accepted=[{"file": "src/client.go", "symbol": written}])
+    assert evaluate_case(case, attempt([chunk("src/client.go", "Client.send")])).passed

@@ -54,8 +54,20 @@ def file_matches(file: str, target: Target) -> bool:
     return glob_regex(target.file_pattern).match(file) is not None
 
 
+_RECEIVER = re.compile(r"^\(\*?([\w$]+)\)\.")
+
+
+@lru_cache(maxsize=65536)
+def normalize_symbol(name: str) -> str:
+    """Spellings people write for the same qualified name, folded to the spec's ``.``:
+    Rust/C++ ``Type::method``, Ruby/Java docs ``Class#method``, Go ``(*Type).Method``."""
+    name = _RECEIVER.sub(r"\1.", name.strip())
+    return name.replace("::", ".").replace("#", ".").replace("->", ".")
+
+
 def symbol_matches(wanted: str, symbol: str | None, symbols: tuple[str, ...] | None) -> bool:
     """A qualified target matches only itself; a bare one also any ``X.wanted``."""
+    wanted = normalize_symbol(wanted)
     names: tuple[str, ...] = symbols or ()
     if symbol is not None:
         names = (symbol, *names)
