@@ -188,9 +188,9 @@ def test_non_utf8_is_named(tmp_path: Path) -> None:
 
 def test_large_suite_loads(tmp_path: Path) -> None:
     cases = [
-        {**GOOD_CASE, "id": f"c{i}", "rationale": "x" * 400, "repositoryRevision": REV}
+        {**GOOD_CASE, "id": f"c{i}", "rationale": "x" * 800, "repositoryRevision": REV}
         for i in range(60_000)
     ]
     path = write(tmp_path, "big.jsonl", "\n".join(json.dumps(c) for c in cases))
-    assert path.stat().st_size > 30_000_000
+    assert path.stat().st_size > 50_000_000
     assert len(load_suite(path).cases) == 60_000
