@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from codegold.index.embed import EmbeddingProvider
 
 DEFAULT_INDEX = ".codegold/index"
 
@@ -19,14 +23,16 @@ def embedder_option(f: click.decorators.FC) -> click.decorators.FC:
     )(f)
 
 
-def resolve_embedder(spec: str) -> object | None:
+def resolve_embedder(spec: str) -> EmbeddingProvider | None:
+    """``auto``: the built-in model when its extra is installed, else none (lexical and
+    symbol signals only; the index manifest records which signals it holds)."""
     if spec == "none":
         return None
-    from codegold.index import embed
+    from codegold.index.embed import available_default, get_provider
 
     if spec == "auto":
-        return embed.available_default()
-    return embed.get_provider(spec)
+        return available_default()
+    return get_provider(spec)
 
 
 @click.command("index")

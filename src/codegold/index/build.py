@@ -37,6 +37,7 @@ from codegold.index.store import (
 )
 from codegold.index.symbols import SymbolTable
 from codegold.index.tokenize import path_tokens, tokenize
+from codegold.index.vectors import save_vectors
 
 Progress = Callable[[str, int, int], None]
 
@@ -230,7 +231,7 @@ def _build_into(
         embedding = None
         if options.embedder is not None:
             vectors = _embed_all(rows, cache, options.embedder, progress)
-            np.save(folder / "vectors.npy", vectors)
+            save_vectors(folder / "vectors.npy", vectors)
             signals.append("dense")
             embedding = options.embedder.identity()
     finally:

@@ -30,6 +30,7 @@ from codegold.corpus.model import FileRole, FileStatus
 from codegold.errors import InputError
 from codegold.index.lexical import BM25Index
 from codegold.index.symbols import SymbolTable
+from codegold.index.vectors import load_vectors
 
 FORMAT_VERSION = "codegold-index/2"
 MANIFEST = "manifest.json"
@@ -190,7 +191,7 @@ def load_build(folder: Path) -> LoadedIndex:
     )
     vectors = None
     if (folder / "vectors.npy").exists():
-        vectors = np.load(folder / "vectors.npy", mmap_mode="r")
+        vectors = load_vectors(folder / "vectors.npy")
     config = msgspec.json.decode((folder / "build.json").read_bytes())
     return LoadedIndex(
         folder=folder,

@@ -11,13 +11,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-import numpy as np
-
 from codegold import __version__
 from codegold.attempts import Attempt, RetrievedChunk, RetrieverInfo
 from codegold.cases.model import Context
-from codegold.index.lexical import top_k
 from codegold.index.store import IndexedChunk, LoadedIndex
+from codegold.index.vectors import search as vector_search
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.query import Intent, QueryAnalysis, analyze
 
@@ -146,10 +144,9 @@ class HybridRetriever:
     def _dense(self, analysis: QueryAnalysis) -> list[tuple[int, float]]:
         if self.embedder is None or self.index.vectors is None:
             return []
-        query = np.asarray(self.embedder.embed_query(analysis.raw), dtype=np.float32)
-        scores = np.asarray(self.index.vectors @ query, dtype=np.float32)
-        scores = np.where(scores > 0, scores, 0).astype(np.float32)
-        return top_k(scores, self.config.candidates_per_signal)
+        query = self.embedder.embed_query(analysis.raw)
+        hits = vector_search(self.index.vectors, query, self.config.candidates_per_signal)
+        return [(row, score) for row, score in hits if score > 0]
 
     # -- fusion and reranking ---------------------------------------------------
 
