@@ -42,9 +42,9 @@ def diagnose(
 ) -> None:
     """Explain failed cases of a run folder (the OUT of `run` or `eval`)."""
     from codegold.attempts import iter_attempts
+    from codegold.cli.pipeline import index_only_context
     from codegold.diagnose.bundle import build_bundle, write_bundles
     from codegold.errors import InputError
-    from codegold.index.store import LoadedIndex, open_index
     from codegold.report.artifacts import ATTEMPTS, load_results
 
     records = load_results(run_dir)
@@ -57,16 +57,8 @@ def diagnose(
         attempts = {
             a.attempt_id: a for a in iter_attempts(run_dir / ATTEMPTS) if a.attempt_id in wanted
         }
-    root = index_dir or (run_dir / "index")
-    indexes: dict[str, LoadedIndex | None] = {}
-
-    def index_for(rev: str) -> LoadedIndex | None:
-        if rev not in indexes:
-            try:
-                indexes[rev] = open_index(root, rev) if root.exists() else None
-            except InputError:
-                indexes[rev] = None
-        return indexes[rev]
+    from_index = index_only_context(index_dir or (run_dir / "index"))
+    index_for = from_index.index_for
 
     git = None
     if repo_path is not None:
@@ -78,21 +70,7 @@ def diagnose(
         if git is not None:
             data = git.read_path(rev, path)
             return data.decode("utf-8", errors="replace") if data is not None else None
-        loaded = index_for(rev)
-        if loaded is None:
-            return None
-        rows = loaded.rows_by_file.get(path, [])
-        if not rows:
-            return None
-        # rebuild the file from its chunks: enough for an excerpt around a span
-        end = max(loaded.chunks[r].end_line for r in rows)
-        lines = [""] * end
-        for r in rows:
-            c = loaded.chunks[r]
-            for i, line in enumerate(c.text.splitlines()):
-                if c.start_line - 1 + i < end:
-                    lines[c.start_line - 1 + i] = line
-        return "\n".join(lines)
+        return from_index.read_text(rev, path)
 
     try:
         for record in chosen:

@@ -73,7 +73,7 @@ def eval_(
     ledger = AttemptLedger()
     attempts = iter_attempts(attempts_path, known_cases=[c.id for c in suite.cases])
     records = evaluate_attempts(suite, ledger.watch(attempts))
-    if repo_path is not None:
+    if repo_path is not None or index_dir is not None:
         records = _diagnose(
             suite, records, attempts_path, repo_path, index_dir or out_dir / "index", quiet=quiet
         )
@@ -92,20 +92,23 @@ def _diagnose(
     suite: Suite,
     records: list[CaseResult],
     attempts_path: Path,
-    repo_path: Path,
+    repo_path: Path | None,
     index_root: Path,
     *,
     quiet: bool,
 ) -> list[CaseResult]:
-    """Index the repository at each pinned revision (if needed) and diagnose failures."""
+    """Diagnose failures with codegold's own index of each pinned revision: built from
+    the repository when one is given (if missing), else read from ``index_root``."""
     from codegold.attempts import iter_attempts
     from codegold.cli._progress import progress_bar
-    from codegold.cli.pipeline import diagnosis_context, ensure_indexes
+    from codegold.cli.pipeline import diagnosis_context, ensure_indexes, index_only_context
     from codegold.corpus.git import GitRepo
     from codegold.diagnose import diagnose_records
 
     failed_ids = {r.attempt_id for r in records if not r.passed and r.attempt_id}
     attempts = {a.attempt_id: a for a in iter_attempts(attempts_path) if a.attempt_id in failed_ids}
+    if repo_path is None:
+        return diagnose_records(suite.by_id(), records, attempts, index_only_context(index_root))
     with GitRepo(repo_path) as git, progress_bar() as report:
         ensure_indexes(
             git,

@@ -41,6 +41,41 @@ def diagnosis_context(git: GitRepo, index_root: Path) -> DiagnosisContext:
     return DiagnosisContext(index_for=index_for, read_text=read_text)
 
 
+def text_from_index(index: LoadedIndex, path: str) -> str | None:
+    """A file's text rebuilt from its chunks (enough for spans and excerpts) when no
+    repository is at hand."""
+    rows = index.rows_by_file.get(path, [])
+    if not rows:
+        return None
+    end = max(index.chunks[r].end_line for r in rows)
+    lines = [""] * end
+    for r in rows:
+        chunk = index.chunks[r]
+        for i, line in enumerate(chunk.text.splitlines()):
+            if chunk.start_line - 1 + i < end:
+                lines[chunk.start_line - 1 + i] = line
+    return "\n".join(lines)
+
+
+def index_only_context(index_root: Path) -> DiagnosisContext:
+    """Diagnosis from an existing codegold index alone (no repository)."""
+    indexes: dict[str, LoadedIndex | None] = {}
+
+    def index_for(revision: str) -> LoadedIndex | None:
+        if revision not in indexes:
+            try:
+                indexes[revision] = open_index(index_root, revision)
+            except InputError:
+                indexes[revision] = None
+        return indexes[revision]
+
+    def read_text(revision: str, path: str) -> str | None:
+        index = index_for(revision)
+        return text_from_index(index, path) if index is not None else None
+
+    return DiagnosisContext(index_for=index_for, read_text=read_text)
+
+
 def ensure_indexes(
     git: GitRepo,
     revisions: list[str] | tuple[str, ...],

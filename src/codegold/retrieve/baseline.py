@@ -118,7 +118,7 @@ class WindowBM25Retriever:
             retriever=RetrieverInfo(
                 name=self.name, version=__version__, config={"windowLines": self.window_lines}
             ),
-            candidates=None,
+            candidates=ranked,  # no reranker: the candidates are the final order
             ranked=ranked,
             context_ids=tuple(c.chunk_id for c in ranked[: cutoff or len(ranked)]),
             started_at=started.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
