@@ -198,3 +198,29 @@ def test_compiled_copies_of_typescript_sources_are_build_output(tmp_path: Path) 
         assert off[path].status is FileStatus.INDEXED
     for path in ("src/v4/core/errors.ts", "lib/standalone.js", "lib/types.d.ts"):
         assert entries[path].status is FileStatus.INDEXED
+
+
+def test_older_versioned_folders_are_migration(tmp_path: Path) -> None:
+    files = {
+        "src/v3/types.ts": "export class ZodType {}\n",
+        "src/v4/core/types.ts": "export class ZodType {}\n",
+        "api/v1/users.py": "def users(): ...\n",
+        "api/v2/users.py": "def users(): ...\n",
+        "tests/v1/test_users.py": "def test_users(): ...\n",
+        "lib/v2/only.py": "x = 1\n",
+    }
+    repo, (sha,) = make_repo(tmp_path, [files])
+    with GitRepo(repo) as git:
+        entries = {e.path: e for e in build_inventory(git, sha, PathPolicy()).entries}
+        off = {
+            e.path: e
+            for e in build_inventory(git, sha, PathPolicy(detect_old_versions=False)).entries
+        }
+    assert entries["src/v3/types.ts"].role is FileRole.MIGRATION
+    assert entries["src/v3/types.ts"].rule == "older-version:src/v3/ (newest src/v4/)"
+    assert entries["api/v1/users.py"].role is FileRole.MIGRATION
+    assert entries["src/v3/types.ts"].status is FileStatus.INDEXED
+    for path in ("src/v4/core/types.ts", "api/v2/users.py", "lib/v2/only.py"):
+        assert entries[path].role is FileRole.SOURCE
+    assert entries["tests/v1/test_users.py"].role is FileRole.TEST
+    assert off["src/v3/types.ts"].role is FileRole.SOURCE

@@ -598,8 +598,29 @@ def test_as_dict_is_plain_json_data() -> None:
     data = PathPolicy().as_dict()
     assert data["excludeRoles"] == ["build", "vendored"]
     assert data["maxFileBytes"] == 1 << 20
-    assert data["format"] == "codegold-path-policy/1"
+    assert data["format"] == "codegold-path-policy/2"
     assert data["vendored"][0] == "vendor/"
+    assert data["detectCompiled"] is True and data["detectOldVersions"] is True
+
+
+def test_detection_switches_change_the_digest() -> None:
+    digests = {
+        PathPolicy().digest(),
+        PathPolicy(detect_compiled=False).digest(),
+        PathPolicy(detect_old_versions=False).digest(),
+    }
+    assert len(digests) == 3
+
+
+def test_detection_switches_load_from_toml() -> None:
+    from codegold.corpus.policy import policy_from_table
+
+    policy = policy_from_table(
+        {"detect-compiled": False, "detect-old-versions": False}, file="codegold.toml", origin="t"
+    )
+    assert not policy.detect_compiled and not policy.detect_old_versions
+    with pytest.raises(InputError, match="true or false"):
+        policy_from_table({"detect-compiled": "no"}, file="codegold.toml", origin="t")
 
 
 def test_policy_rejects_a_bare_string_list() -> None:

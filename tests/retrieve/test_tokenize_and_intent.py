@@ -87,3 +87,11 @@ def test_analysis_finds_identifiers_paths_and_frames() -> None:
     assert "Client.send" in b.identifiers and "httpx/_client.py" in b.paths
     c = analyze("at com.acme.Billing.charge(Billing.java:42)")
     assert "Billing.charge" in c.identifiers
+
+
+def test_a_question_naming_a_version_lifts_that_folders_legacy_penalty() -> None:
+    from codegold.retrieve.hybrid import _names_its_version
+
+    assert _names_its_version("src/v3/types.ts", analyze("how did v3 handle unions?"))
+    assert not _names_its_version("src/v3/types.ts", analyze("how are unions handled?"))
+    assert not _names_its_version("src/v3/types.ts", analyze("what changed in v4?"))

@@ -10,6 +10,7 @@ excluded and oversize files are never read.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
@@ -106,8 +107,49 @@ def build_inventory(
                 rule=f"compiled-from:{source}",
             )
             contents.pop(path, None)
+    if policy.detect_old_versions:
+        for path, rule in older_versions(decided).items():
+            old = decided[path]
+            decided[path] = InventoryEntry(
+                path=old.path,
+                blob=old.blob,
+                size=old.size,
+                status=old.status,
+                role=FileRole.MIGRATION,
+                language=old.language,
+                rule=rule,
+            )
     entries = [decided[path] for path in sorted(decided)]
     return Inventory(entries, contents)
+
+
+_VERSION_DIR = re.compile(r"^v(\d+)$", re.IGNORECASE)
+
+
+def older_versions(entries: Mapping[str, InventoryEntry]) -> dict[str, str]:
+    """Source files under a versioned folder (``v3/``) that has a newer sibling
+    (``v4/``): the older copy is kept for compatibility, so it is a migration/legacy
+    trap for questions about current behaviour. Returns path -> rule."""
+    versions: dict[str, set[int]] = {}
+    located: list[tuple[str, str, int]] = []
+    for path, entry in entries.items():
+        if entry.status is not FileStatus.INDEXED or entry.role is not FileRole.SOURCE:
+            continue
+        parts = path.split("/")[:-1]
+        for depth, part in enumerate(parts):
+            m = _VERSION_DIR.match(part)
+            if m:
+                parent = "/".join(parts[:depth])
+                versions.setdefault(parent, set()).add(int(m.group(1)))
+                located.append((path, parent, int(m.group(1))))
+                break
+    found: dict[str, str] = {}
+    for path, parent, version in located:
+        newest = max(versions[parent])
+        if version < newest:
+            where = f"{parent}/" if parent else ""
+            found[path] = f"older-version:{where}v{version}/ (newest {where}v{newest}/)"
+    return found
 
 
 _COMPILED_SUFFIXES = (".d.cts", ".d.mts", ".d.ts", ".cjs", ".mjs", ".js")

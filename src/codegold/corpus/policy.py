@@ -75,7 +75,7 @@ __all__ = [
     "policy_from_table",
 ]
 
-POLICY_FORMAT: Final = "codegold-path-policy/1"
+POLICY_FORMAT: Final = "codegold-path-policy/2"
 """Version of the classification rules; part of the digest, bump it when they change."""
 
 DEFAULT_MAX_FILE_BYTES: Final = 1 << 20
@@ -554,6 +554,7 @@ class PathPolicy:
     exclude_roles: frozenset[FileRole] = _DEFAULT_EXCLUDE_ROLES
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     detect_compiled: bool = True
+    detect_old_versions: bool = True
     origin: str = field(default="policy", compare=False)
 
     def __post_init__(self) -> None:
@@ -579,8 +580,8 @@ class PathPolicy:
         data: dict[str, Any] = {name: list(getattr(self, name)) for name in _LIST_NAMES}
         data["excludeRoles"] = sorted(role.value for role in self.exclude_roles)
         data["maxFileBytes"] = self.max_file_bytes
-        if not self.detect_compiled:  # absent when default, so existing digests stay put
-            data["detectCompiled"] = False
+        data["detectCompiled"] = self.detect_compiled
+        data["detectOldVersions"] = self.detect_old_versions
         data["format"] = POLICY_FORMAT
         return data
 
@@ -712,7 +713,7 @@ class PathPolicy:
 _POLICY_KEYS: Final = frozenset(
     {name for name in _LIST_NAMES}
     | {f"extend-{name}" for name in _LIST_NAMES}
-    | {"exclude-roles", "max-file-bytes", "detect-compiled"}
+    | {"exclude-roles", "max-file-bytes", "detect-compiled", "detect-old-versions"}
 )
 
 
@@ -767,11 +768,15 @@ def policy_from_table(table: Mapping[str, Any], *, file: str, origin: str) -> Pa
     detect = table.get("detect-compiled", True)
     if not isinstance(detect, bool):
         raise InputError("must be true or false", file=file, field="detect-compiled")
+    old_versions = table.get("detect-old-versions", True)
+    if not isinstance(old_versions, bool):
+        raise InputError("must be true or false", file=file, field="detect-old-versions")
     return PathPolicy(
         **lists,
         exclude_roles=roles,
         max_file_bytes=max_bytes,
         detect_compiled=detect,
+        detect_old_versions=old_versions,
         origin=origin,
     )
 

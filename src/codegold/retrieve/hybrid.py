@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import posixpath
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -229,7 +230,7 @@ class HybridRetriever:
             # a line or two of imports or glue: rarely what anyone asked for
             factors["thin"] = cfg.thin_factor
         legacy = chunk.file_role == "migration" or chunk.role in LEGACY_ROLES
-        if legacy and not analysis.mentions_legacy:
+        if legacy and not analysis.mentions_legacy and not _names_its_version(chunk.file, analysis):
             if cfg.legacy_mode == "filter":
                 return None
             if cfg.legacy_mode == "penalty":
@@ -384,6 +385,15 @@ class HybridRetriever:
             duration_ms=round((time.perf_counter() - t0) * 1000, 3),
             debug={"analysis": result.analysis.as_dict()},
         )
+
+
+_VERSION_WORD = re.compile(r"\bv\d+\b")
+
+
+def _names_its_version(path: str, analysis: QueryAnalysis) -> bool:
+    """ "how did v3 parse dates" asks about the v3/ copy: no legacy penalty for it."""
+    asked = set(_VERSION_WORD.findall(analysis.raw.lower()))
+    return bool(asked) and any(part.lower() in asked for part in path.split("/")[:-1])
 
 
 def _order(scores: dict[int, float]) -> list[tuple[int, float]]:
