@@ -1,4 +1,4 @@
-"""Build the example git repository from the files in examples/acme/.
+"""Build the example git repository from the files in examples/acme/files/.
 
     python examples/make_example_repo.py [DEST]     (default: examples/repo)
 
@@ -22,6 +22,21 @@ COMMITS = [
     ("v1", "Initial payments service", "2024-01-02T10:00:00+00:00"),
     ("v2", "Move refund cap into refund.ts", "2024-02-03T10:00:00+00:00"),
 ]
+# acme/files holds v2; v1 differs only in where refunds are capped
+V1_CAP = """
+export function capRefund(requested: number, captured: number): number {
+  return Math.min(requested, captured);
+}
+"""
+
+
+def _as_v1(dest: Path) -> None:
+    payments = dest / "src" / "payments"
+    (payments / "refund.ts").unlink()
+    index = payments / "index.ts"
+    index.write_text(index.read_text().replace('export { capRefund } from "./refund";\n', "\n"))
+    client = payments / "client.ts"
+    client.write_text(client.read_text() + V1_CAP)
 
 
 def _git(dest: Path, *args: str, date: str | None = None) -> str:
@@ -52,7 +67,9 @@ def build(dest: Path) -> list[str]:
         for child in dest.iterdir():
             if child.name != ".git":
                 shutil.rmtree(child) if child.is_dir() else child.unlink()
-        shutil.copytree(SOURCE / folder, dest, dirs_exist_ok=True)
+        shutil.copytree(SOURCE / "files", dest, dirs_exist_ok=True)
+        if folder == "v1":
+            _as_v1(dest)
         _git(dest, "add", "-A")
         _git(dest, "commit", "-q", "-m", message, date=date)
         shas.append(_git(dest, "rev-parse", "HEAD"))
