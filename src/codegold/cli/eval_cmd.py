@@ -8,19 +8,15 @@ from typing import TYPE_CHECKING
 
 import click
 
+from codegold.cli._options import cases_option
+
 if TYPE_CHECKING:
     from codegold.cases import Suite
     from codegold.evaluate.records import CaseResult
 
 
 @click.command("eval")
-@click.option(
-    "--cases",
-    "cases_path",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Gold suite (YAML, JSON or JSONL).",
-)
+@cases_option
 @click.option(
     "--attempts",
     "attempts_path",

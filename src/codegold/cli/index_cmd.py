@@ -7,20 +7,12 @@ from typing import TYPE_CHECKING
 
 import click
 
+from codegold.cli._options import embedder_option
+
 if TYPE_CHECKING:
     from codegold.index.embed import EmbeddingProvider
 
 DEFAULT_INDEX = ".codegold/index"
-
-
-def embedder_option(f: click.decorators.FC) -> click.decorators.FC:
-    return click.option(
-        "--embedder",
-        default="auto",
-        show_default=True,
-        help="Dense vectors: 'auto' (the built-in model when its extra is installed), "
-        "'none', 'builtin', 'hash', 'sentence-transformers:MODEL', 'http:URL'.",
-    )(f)
 
 
 def resolve_embedder(spec: str) -> EmbeddingProvider | None:

@@ -6,7 +6,14 @@ from pathlib import Path
 
 import click
 
-from codegold.cli.index_cmd import embedder_option, resolve_embedder
+from codegold.cli._options import (
+    cases_option,
+    embedder_option,
+    policy_option,
+    repo_option,
+    retriever_config_option,
+)
+from codegold.cli.index_cmd import resolve_embedder
 
 
 def _retriever_config(path: Path | None) -> object:
@@ -16,7 +23,7 @@ def _retriever_config(path: Path | None) -> object:
 
 
 @click.command("retrieve")
-@click.option("--cases", "cases_path", required=True, type=click.Path(path_type=Path))
+@cases_option
 @click.option(
     "--index",
     "index_dir",
@@ -31,13 +38,7 @@ def _retriever_config(path: Path | None) -> object:
     type=click.Path(path_type=Path),
     help="attempts.jsonl to write.",
 )
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Retriever settings (TOML [retriever], or the JSON `tune` writes).",
-)
+@retriever_config_option
 @click.option("--repeat", default=1, show_default=True, help="Attempts per case.")
 @embedder_option
 def retrieve(
@@ -67,20 +68,8 @@ def retrieve(
 
 
 @click.command("run")
-@click.option(
-    "--cases",
-    "cases_path",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Gold suite (YAML, JSON or JSONL).",
-)
-@click.option(
-    "--repo",
-    "repo_path",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Git repository (normal or bare) holding the pinned revisions.",
-)
+@cases_option
+@repo_option
 @click.option(
     "--out",
     "out_dir",
@@ -96,20 +85,8 @@ def retrieve(
     default=None,
     help="Index root (default: OUT/index). Missing builds are made.",
 )
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Retriever settings (TOML [retriever], or the JSON `tune` writes).",
-)
-@click.option(
-    "--policy",
-    "policy_path",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="codegold.toml with [policy] (default: the repository's own, at the revision).",
-)
+@retriever_config_option
+@policy_option
 @click.option(
     "--retriever",
     "retriever_name",

@@ -8,27 +8,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from codegold.cli.index_cmd import DEFAULT_INDEX, embedder_option, resolve_embedder
+from codegold.cli._options import cases_option, embedder_option, policy_option, repo_option
+from codegold.cli.index_cmd import DEFAULT_INDEX, resolve_embedder
 
 if TYPE_CHECKING:
     from codegold.tune import TuneResult
 
 
 @click.command("tune")
-@click.option(
-    "--cases",
-    "cases_path",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Gold suite (YAML, JSON or JSONL).",
-)
-@click.option(
-    "--repo",
-    "repo_path",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Git repository (normal or bare) holding the pinned revisions.",
-)
+@cases_option
+@repo_option
 @click.option(
     "--index",
     "index_dir",
@@ -37,13 +26,7 @@ if TYPE_CHECKING:
     show_default=True,
     help="Index root. Missing builds are made, once, before the search.",
 )
-@click.option(
-    "--policy",
-    "policy_path",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="codegold.toml with [policy] (default: the repository's own, at the revision).",
-)
+@policy_option
 @click.option(
     "--holdout",
     type=click.FloatRange(min=0.0, max=1.0, max_open=True),
