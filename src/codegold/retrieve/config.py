@@ -88,7 +88,7 @@ class RetrieverConfig:
     w_lexical: float = 1.0
     w_symbol: float = 1.5
     w_reference: float = 0.3
-    w_dense: float = 1.0
+    w_dense: float = 0.5
     w_path: float = 1.0
     w_phrase: float = 1.5
     candidates_per_signal: int = 100
