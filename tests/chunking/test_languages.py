@@ -141,10 +141,10 @@ def test_invalid_specs_are_rejected(kwargs: dict[str, object]) -> None:
 
 
 def test_chunker_version_tracks_config() -> None:
-    from codegold.chunking import CHUNKER_VERSION
+    from codegold.chunking import ALGORITHM_VERSION, CHUNKER_VERSION
 
     assert chunker_version(ChunkerConfig()) == CHUNKER_VERSION
-    assert CHUNKER_VERSION.startswith("1.")
+    assert CHUNKER_VERSION.startswith(f"{ALGORITHM_VERSION}.")
     assert chunker_version(ChunkerConfig(max_chunk_lines=60)) != CHUNKER_VERSION
 
 

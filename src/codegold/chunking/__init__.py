@@ -4,8 +4,11 @@
 
     chunk_file(path, text, file_role=...)      the single entry point
     ├── structural.chunk_source                tree-sitter, for registered languages
-    │     └── window.window_chunks             fallback when the parse is mostly errors
-    └── window.chunk_text                      Markdown/RST sections, line windows
+    │     └── window.heuristic_chunks /        fallback when the parse is mostly errors
+    │         window.window_chunks
+    └── window.chunk_text                      Markdown/RST sections, line windows, and
+          └── window.heuristic_chunks          windows cut at regex-found definitions
+                                               for code without a grammar (heuristic.py)
 
 Languages are data (:class:`LanguageSpec` plus a ``queries/<name>.scm`` tags query) in a
 registry that third parties extend through the ``codegold.languages`` entry point
@@ -18,11 +21,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from importlib import metadata
 from typing import Any
 
 from codegold.chunking.config import DEFAULT_CONFIG, ChunkerConfig, ChunkResult, role_for_file
+from codegold.chunking.heuristic import digest as heuristic_digest
 from codegold.chunking.languages import (
     ENTRY_POINT_GROUP,
     LanguageSpec,
@@ -60,7 +65,9 @@ __all__ = [
 ]
 
 #: Bump by hand whenever the chunking code changes what it emits.
-ALGORITHM_VERSION = "1"
+#: 2: code files of languages without a grammar are windowed at the definitions a
+#: regex heuristic finds, and carry their names and language (was: ``text`` windows).
+ALGORITHM_VERSION = "2"
 
 
 def chunk_file(
@@ -73,12 +80,30 @@ def chunk_file(
     """Chunk one file: structurally when a registered language owns ``path``, else as text.
 
     ``path`` is the repository-relative path recorded in every chunk; ``text`` the
-    decoded file; ``file_role`` what the path policy classified it as.
+    decoded file; ``file_role`` what the path policy classified it as. A ``.h`` file
+    is C unless it uses C++-only syntax (``class X {``, ``namespace``, ``template <``,
+    an access specifier, ``#include <vector>``), then C++.
     """
     language = language_for_path(path)
+    if language == "c" and _is_cpp_header(path, text):
+        language = "cpp"
     if language is not None:
         return chunk_source(path, text, language=language, file_role=file_role, config=config)
     return chunk_text(path, text, file_role=file_role, config=config)
+
+
+#: Syntax only C++ has, at the start of a line: a ``.h`` file holding any is C++.
+_CPP_SYNTAX = re.compile(
+    r"^[ \t]*(?:template[ \t]*<|namespace(?:[ \t]+[\w:]+)?[ \t]*\{|using[ \t]+namespace\b"
+    r"|class[ \t]+\w+[^;(){}]*\{|(?:public|private|protected)[ \t]*:"
+    r"|#[ \t]*include[ \t]*<\w+>)",
+    re.MULTILINE,
+)
+
+
+def _is_cpp_header(path: str, text: str) -> bool:
+    """A ``.h`` file (C by its name) that uses C++ syntax, and so is parsed as C++."""
+    return path.lower().endswith(".h") and _CPP_SYNTAX.search(text) is not None
 
 
 def _distribution_version(name: str) -> str:
@@ -92,8 +117,8 @@ def chunker_version(config: ChunkerConfig = DEFAULT_CONFIG) -> str:
     """A stamp that changes whenever chunk output could: ``<algorithm>.<digest>``.
 
     The digest covers the hand-bumped algorithm version, the config values, the
-    tree-sitter version, and for every registered language its policies, grammar
-    distribution versions and query text.
+    tree-sitter version, for every registered language its policies, grammar
+    distribution versions and query text, and the rules of the regex heuristic.
     """
     return _version(config, tuple(get_language(name) for name in registered_languages()))
 
@@ -112,6 +137,8 @@ def _version(config: ChunkerConfig, specs: tuple[LanguageSpec, ...]) -> str:
                 "namespaces": sorted(spec.namespace_kinds),
                 "declarationSuffixes": list(spec.declaration_suffixes),
                 "stopwords": sorted(spec.reference_stopwords),
+                "bodies": sorted(spec.body_types),
+                "closingWords": sorted(spec.closing_words),
                 "query": compiled_query(name).digest,
             }
         )
@@ -120,6 +147,7 @@ def _version(config: ChunkerConfig, specs: tuple[LanguageSpec, ...]) -> str:
         "config": config.as_dict(),
         "treeSitter": _distribution_version("tree-sitter"),
         "languages": languages,
+        "heuristic": heuristic_digest(),
     }
     encoded = json.dumps(identity, sort_keys=True, separators=(",", ":")).encode("utf-8")
     return f"{ALGORITHM_VERSION}.{hashlib.sha256(encoded).hexdigest()[:16]}"

@@ -99,6 +99,12 @@ class LanguageSpec:
     declaration_suffixes: tuple[str, ...] = ()
     #: Identifiers never reported as references (``self``).
     reference_stopwords: frozenset[str] = frozenset()
+    #: Child node types that hold a definition's body when the grammar gives it no
+    #: ``body`` field (Kotlin ``class_body``, ``function_body``).
+    body_types: frozenset[str] = frozenset()
+    #: Keywords that close a block on a line of their own (Ruby ``end``): such a line
+    #: is folded into the chunk before it, like a closing bracket.
+    closing_words: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if not self.name or not self.name.replace("_", "").replace("-", "").isalnum():
@@ -152,6 +158,7 @@ def _builtin(
 
 
 _JS_WRAPPERS = frozenset({"export_statement"})
+_C_WRAPPERS = frozenset({"type_definition", "linkage_specification"})
 _TS_WRAPPERS = frozenset({"export_statement", "ambient_declaration"})
 
 _BUILTINS: tuple[LanguageSpec, ...] = (
@@ -206,6 +213,54 @@ _BUILTINS: tuple[LanguageSpec, ...] = (
         distribution="tree-sitter-rust",
         namespace_kinds=frozenset({"module"}),
     ),
+    # ``.h`` is C by its name; chunk_file reads a header with C++-only syntax as C++.
+    _builtin(
+        "c",
+        (".c", ".h"),
+        "tree_sitter_c",
+        distribution="tree-sitter-c",
+        wrapper_node_types=_C_WRAPPERS,
+    ),
+    _builtin(
+        "cpp",
+        (".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp"),
+        "tree_sitter_cpp",
+        distribution="tree-sitter-cpp",
+        wrapper_node_types=_C_WRAPPERS | {"template_declaration"},
+    ),
+    _builtin("csharp", (".cs",), "tree_sitter_c_sharp", distribution="tree-sitter-c-sharp"),
+    _builtin(
+        "ruby",
+        (".rb", ".rake", ".gemspec"),
+        "tree_sitter_ruby",
+        distribution="tree-sitter-ruby",
+        closing_words=frozenset({"end"}),
+    ),
+    _builtin(
+        "kotlin",
+        (".kt", ".kts"),
+        "tree_sitter_kotlin",
+        distribution="tree-sitter-kotlin",
+        body_types=frozenset({"class_body", "enum_class_body", "function_body"}),
+    ),
+    _builtin(
+        "swift",
+        (".swift",),
+        "tree_sitter_swift",
+        distribution="tree-sitter-swift",
+        reference_stopwords=frozenset({"_", "$0", "$1", "$2", "$3"}),
+    ),
+    _builtin("php", (".php",), "tree_sitter_php", "language_php", distribution="tree-sitter-php"),
+    _builtin("scala", (".scala",), "tree_sitter_scala", distribution="tree-sitter-scala"),
+    _builtin(
+        "lua",
+        (".lua",),
+        "tree_sitter_lua",
+        distribution="tree-sitter-lua",
+        reference_stopwords=frozenset({"self"}),
+        closing_words=frozenset({"end"}),
+    ),
+    _builtin("bash", (".sh", ".bash"), "tree_sitter_bash", distribution="tree-sitter-bash"),
 )
 
 _lock = threading.RLock()

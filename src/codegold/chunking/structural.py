@@ -3,7 +3,8 @@
 How a file becomes chunks (every step works on whole lines):
 
 1. Parse; if more than half the non-blank lines sit under ``ERROR`` nodes, give up on
-   structure and return line windows with ``parse_ok=False``.
+   structure and return line windows with ``parse_ok=False`` (for a language the regex
+   heuristic knows, windows cut at and named by the definitions it finds).
 2. Run the language's query once (``captures``): definitions, their names (each
    ``@name`` belongs to the innermost definition node containing it), leading
    comments and references. Definitions nested in a function are local: they are
@@ -21,7 +22,8 @@ How a file becomes chunks (every step works on whole lines):
    longer than ``long_definition_factor * max_chunk_lines`` is cut at statement
    boundaries into pieces that all carry its symbol: the first keeps the function's
    kind, the rest are ``window`` chunks with the signature as ``header``. Lines holding
-   only closing brackets are folded into the chunk before them.
+   only closing brackets (or a closing keyword such as Ruby's ``end``) are folded into
+   the chunk before them.
 5. ``symbols`` of a chunk are the qualified names whose definition starts in it (an
    ``impl`` block defines its methods, not its type); ``references`` the identifiers it
    uses minus the names it defines, calls first when capped.
@@ -46,6 +48,7 @@ from itertools import accumulate
 from tree_sitter import Node, Parser, Query, QueryCursor
 
 from codegold.chunking.config import DEFAULT_CONFIG, ChunkerConfig, ChunkResult, role_for_file
+from codegold.chunking.heuristic import family_for_language
 from codegold.chunking.languages import (
     CHUNK_KINDS,
     CONTAINER_KINDS,
@@ -56,7 +59,7 @@ from codegold.chunking.languages import (
     grammar,
 )
 from codegold.chunking.model import Chunk
-from codegold.chunking.window import window_chunks
+from codegold.chunking.window import heuristic_chunks, window_chunks
 from codegold.corpus.model import FileRole
 from codegold.roles import Role
 
@@ -266,7 +269,8 @@ class _File:
             owner = stack[-1]
             text = self.decode(node)
             if is_scope:
-                owner.scope = owner.scope or text
+                # Ruby ``class A::B::C`` has the scope ``A::B``: qualify as ``A.B``.
+                owner.scope = owner.scope or text.replace("::", ".")
             elif text not in owner.names:
                 owner.names.append(text)
 
@@ -334,6 +338,16 @@ class _File:
                 return row
             row = entry[0]
 
+    def body(self, node: Node) -> Node | None:
+        """A definition's ``body`` field, or its child of one of the spec's body types."""
+        found = node.child_by_field_name("body")
+        if found is None and self.spec.body_types:
+            body_types = self.spec.body_types
+            for child in reversed(node.named_children):
+                if child.type in body_types:
+                    return child
+        return found
+
     # ---- partition ------------------------------------------------------------
 
     def breaks(self, node: Node) -> list[int]:
@@ -379,7 +393,12 @@ class _File:
         return runs
 
     def only_closers(self, start: int, end: int) -> bool:
-        return all(not set(line.strip()) - _CLOSERS for line in self.lines[start : end + 1])
+        words = self.spec.closing_words
+        for line in self.lines[start : end + 1]:
+            text = line.strip()
+            if set(text) - _CLOSERS and not (words and text.rstrip(")];,") in words):
+                return False
+        return True
 
     def emit_gap(self, start: int, end: int, owner: _Def | None, node: Node | None) -> None:
         trimmed = self.trim(start, end)
@@ -421,7 +440,7 @@ class _File:
         config = self.config
         end = d.span_end
         length = end - start + 1
-        body = d.node.child_by_field_name("body") if d.kind in CONTAINER_KINDS else None
+        body = self.body(d.node) if d.kind in CONTAINER_KINDS else None
         if body is not None and (
             d.kind in self.spec.namespace_kinds or length > config.max_chunk_lines
         ):
@@ -451,7 +470,7 @@ class _File:
         if cached is not None:
             return cached
         last = d.row
-        body = d.node.child_by_field_name("body")
+        body = self.body(d.node)
         if body is not None:
             # Up to the token before the body (``:``, a name), or the body's first line
             # when it opens there (``{``); comments in between are not signature.
@@ -578,13 +597,26 @@ class _File:
 
     def fallback(self, language: str) -> ChunkResult:
         natural = Role.DECLARATION if self.declaration_file else Role.CALL_SITE
-        chunks = window_chunks(
-            self.path,
-            self.lines,
-            language=language,
-            role=role_for_file(self.file_role, natural),
-            config=self.config,
-        )
+        family = family_for_language(language)
+        if family is not None:
+            # Languages added with the regex heuristic keep their definitions' names.
+            chunks = heuristic_chunks(
+                self.path,
+                self.lines,
+                language=language,
+                family=family,
+                file_role=self.file_role,
+                natural=natural,
+                config=self.config,
+            )
+        else:
+            chunks = window_chunks(
+                self.path,
+                self.lines,
+                language=language,
+                role=role_for_file(self.file_role, natural),
+                config=self.config,
+            )
         return ChunkResult(chunks=tuple(chunks), parse_ok=False, language=language)
 
 

@@ -8,6 +8,13 @@
   names); their ``references`` are the identifiers quoted in backticks.
 * YAML, TOML and INI windows list the keys and section names they define at column 0
   in ``symbols`` so that a ``symbol: timeout`` target can name a setting.
+* Code in a language without a grammar (see :mod:`~codegold.chunking.heuristic`: Perl,
+  R, Elixir, Dart, Zig, SQL, ...) is cut at the definition lines a regex heuristic finds:
+  each definition (with the comment lines right above it) starts a new run, runs are
+  packed into windows of at most ``window_lines`` lines, and a longer run is windowed
+  with overlap. A window's ``symbols`` are the names defined on its lines, its ``symbol``
+  the first of them; it is a ``definition`` when it defines one. The chunk language is
+  the heuristic's language name (``perl``, ``sql``, ...).
 * Everything else is cut into ``window_lines`` windows overlapping by ``window_overlap``.
 
 Roles: the file's role wins (see :func:`~codegold.chunking.config.role_for_file`); in a
@@ -18,15 +25,17 @@ other text ``call_site``.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from itertools import pairwise
 
 from codegold.chunking.config import DEFAULT_CONFIG, ChunkerConfig, ChunkResult, role_for_file
+from codegold.chunking.heuristic import Family, family_for_path, find_definitions
 from codegold.chunking.model import Chunk
 from codegold.corpus.model import FileRole
 from codegold.roles import Role
 
-__all__ = ["chunk_text", "text_format_for_path", "window_chunks"]
+__all__ = ["chunk_text", "heuristic_chunks", "text_format_for_path", "window_chunks"]
 
 _FORMATS: dict[str, str] = {
     ".md": "markdown",
@@ -73,6 +82,19 @@ def chunk_text(
     text_format = text_format_for_path(path)
     role = role_for_file(file_role, _natural_role(text_format))
     lines = text.split("\n")
+    if text_format == "text":
+        family = family_for_path(path, text)
+        if family is not None:
+            chunks = heuristic_chunks(
+                path,
+                lines,
+                language=family.name,
+                family=family,
+                file_role=file_role,
+                natural=Role.CALL_SITE,
+                config=config,
+            )
+            return ChunkResult(chunks=tuple(chunks), parse_ok=True, language=family.name)
     if text_format in _DOCUMENT_FORMATS:
         chunks = _section_chunks(path, lines, text_format, role, config)
     else:
@@ -162,6 +184,86 @@ def window_chunks(
                 symbols=_keys(lines, start, end) if keyed else (),
                 references=(),
                 text=_text(lines, start, end),
+            )
+        )
+    return chunks
+
+
+def heuristic_chunks(
+    path: str,
+    lines: Sequence[str],
+    *,
+    language: str,
+    family: Family,
+    file_role: FileRole,
+    natural: Role,
+    config: ChunkerConfig,
+) -> list[Chunk]:
+    """Windows cut at the definition lines the regex heuristic finds (see module doc).
+
+    ``natural`` is the role of a window that defines nothing (before the file's role
+    is applied).
+    """
+    definitions = find_definitions(family, lines)
+    comments = family.comments
+    # Each definition starts a run, taking in the comment lines right above it.
+    starts = [0]
+    for d in definitions:
+        start = d.row
+        while (
+            start - 1 > starts[-1]
+            and lines[start - 1].strip()
+            and lines[start - 1].lstrip().startswith(comments)
+        ):
+            start -= 1
+        if start > starts[-1]:
+            starts.append(start)
+    bounds = [*starts, len(lines)]
+    size = config.window_lines
+    spans: list[tuple[int, int]] = []
+    pending: tuple[int, int] | None = None
+    for begin, stop in pairwise(bounds):
+        run = _trim(lines, begin, stop - 1)
+        if run is None:
+            continue
+        if run[1] - run[0] + 1 > size:
+            if pending is not None:
+                spans.append(pending)
+                pending = None
+            spans.extend(_spans(lines, run[0], run[1], size, config.window_overlap))
+        elif pending is not None and run[1] - pending[0] + 1 <= size:
+            pending = (pending[0], run[1])
+        else:
+            if pending is not None:
+                spans.append(pending)
+            pending = run
+    if pending is not None:
+        spans.append(pending)
+
+    rows = [d.row for d in definitions]
+    chunks: list[Chunk] = []
+    for start, end in spans:
+        first = bisect_left(rows, start)
+        last = bisect_right(rows, end)
+        names = tuple(dict.fromkeys(d.name for d in definitions[first:last] if d.name))
+        role = Role.DEFINITION if names else natural
+        # A window continuing a long definition carries its first line as header.
+        header = ""
+        if first == last and first > 0 and definitions[first - 1].name:
+            header = lines[rows[first - 1]].strip()
+        chunks.append(
+            Chunk(
+                file=path,
+                start_line=start + 1,
+                end_line=end + 1,
+                language=language,
+                kind="window",
+                role=role_for_file(file_role, role),
+                symbol=names[0] if names else None,
+                symbols=names,
+                references=(),
+                text=_text(lines, start, end),
+                header=header,
             )
         )
     return chunks

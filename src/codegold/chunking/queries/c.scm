@@ -1,0 +1,114 @@
+; codegold tags query: C. Capture names are described in README.md.
+
+; ---- definitions ---------------------------------------------------------
+
+; A function's name is the identifier of its function_declarator, wherever that sits
+; (under pointer declarators for `char *f(void)`); it belongs to the innermost
+; definition or prototype containing it.
+(function_declarator declarator: (identifier) @name)
+
+(function_definition) @definition.function
+
+; Prototypes: `int f(void);`, `char *f(void);`, `char **f(void);`.
+(declaration
+  declarator: [(function_declarator declarator: (identifier))
+               (pointer_declarator
+                 declarator: [(function_declarator declarator: (identifier))
+                              (pointer_declarator
+                                declarator: (function_declarator
+                                  declarator: (identifier)))])]) @declaration.function
+
+; Structs, unions and enums with a body. `typedef struct tag {...} name_t;` keeps the
+; struct (the typedef is its wrapper) and adds `name_t`; an anonymous struct is named
+; by its typedef.
+(struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(union_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
+(type_definition
+  type: [(struct_specifier !name body: (_)) (union_specifier !name body: (_))]
+  declarator: (type_identifier) @name) @definition.struct
+(type_definition
+  type: (enum_specifier !name body: (_))
+  declarator: (type_identifier) @name) @definition.enum
+(type_definition declarator: (type_identifier) @name) @definition.constant
+(type_definition
+  declarator: (function_declarator
+    declarator: (parenthesized_declarator
+      (pointer_declarator declarator: (type_identifier) @name)))) @definition.constant
+
+; Fields (function pointers included) and enumerators: names only unless split out.
+(field_declaration
+  declarator: [(field_identifier) @name
+               (pointer_declarator declarator: (field_identifier) @name)
+               (pointer_declarator declarator: (pointer_declarator declarator: (field_identifier) @name))
+               (array_declarator declarator: (field_identifier) @name)
+               (function_declarator
+                 declarator: (parenthesized_declarator
+                   (pointer_declarator declarator: (field_identifier) @name)))]) @definition.field
+(enumerator name: (identifier) @name) @definition.field
+
+; Macros with a value (include guards have none): names only.
+(preproc_def name: (identifier) @name value: (_)) @definition.constant
+(preproc_function_def name: (identifier) @name) @definition.constant
+
+; File-level variables, also inside #if blocks and extern "C" { }: names only.
+([(translation_unit
+   (declaration
+     declarator: [(identifier) @name
+                  (pointer_declarator declarator: (identifier) @name)
+                  (array_declarator declarator: (identifier) @name)
+                  (init_declarator
+                    declarator: [(identifier) @name
+                                 (pointer_declarator declarator: (identifier) @name)
+                                 (array_declarator declarator: (identifier) @name)
+                                 (pointer_declarator
+                                   declarator: (array_declarator
+                                     declarator: (identifier) @name))])]) @definition.constant)
+  (preproc_ifdef
+   (declaration
+     declarator: [(identifier) @name
+                  (pointer_declarator declarator: (identifier) @name)
+                  (array_declarator declarator: (identifier) @name)
+                  (init_declarator
+                    declarator: [(identifier) @name
+                                 (pointer_declarator declarator: (identifier) @name)
+                                 (array_declarator declarator: (identifier) @name)])]) @definition.constant)
+  (preproc_if
+   (declaration
+     declarator: [(identifier) @name
+                  (pointer_declarator declarator: (identifier) @name)
+                  (array_declarator declarator: (identifier) @name)
+                  (init_declarator
+                    declarator: [(identifier) @name
+                                 (pointer_declarator declarator: (identifier) @name)
+                                 (array_declarator declarator: (identifier) @name)])]) @definition.constant)
+  (preproc_else
+   (declaration
+     declarator: [(identifier) @name
+                  (pointer_declarator declarator: (identifier) @name)
+                  (array_declarator declarator: (identifier) @name)
+                  (init_declarator
+                    declarator: [(identifier) @name
+                                 (pointer_declarator declarator: (identifier) @name)
+                                 (array_declarator declarator: (identifier) @name)])]) @definition.constant)
+  (declaration_list
+   (declaration
+     declarator: [(identifier) @name
+                  (pointer_declarator declarator: (identifier) @name)
+                  (array_declarator declarator: (identifier) @name)
+                  (init_declarator
+                    declarator: [(identifier) @name
+                                 (pointer_declarator declarator: (identifier) @name)
+                                 (array_declarator declarator: (identifier) @name)])]) @definition.constant)])
+
+; ---- leading comments ----------------------------------------------------
+
+(comment) @leading
+
+; ---- references ----------------------------------------------------------
+
+(call_expression function: (identifier) @reference.call)
+(call_expression function: (field_expression field: (field_identifier) @reference.call))
+(type_identifier) @reference.type
+(identifier) @reference.identifier
+(field_identifier) @reference.identifier

@@ -1,0 +1,118 @@
+; codegold tags query: C++. Capture names are described in README.md.
+;
+; Namespaces are not captured: they neither chunk nor qualify (like Java packages).
+; An out-of-line member `void Foo::bar() {}` (also `ns::Foo::bar`, `Foo<T>::bar`) is
+; qualified by its innermost scope: `Foo.bar`; a namespace-qualified free function
+; `void ns::f() {}` reads the same way (`ns.f`), as the syntax cannot tell them apart.
+
+; ---- definitions ---------------------------------------------------------
+
+; A function's name is the name in its function_declarator, wherever that sits (under
+; pointer or reference declarators); it belongs to the innermost definition or
+; prototype containing it.
+(function_declarator
+  declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name)
+(function_declarator declarator: (template_function name: (identifier) @name))
+(function_declarator
+  declarator: (qualified_identifier
+    scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+    name: [(identifier) (destructor_name) (operator_name)] @name))
+(function_declarator
+  declarator: (qualified_identifier
+    name: (qualified_identifier
+      scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+      name: [(identifier) (destructor_name) (operator_name)] @name)))
+(function_declarator
+  declarator: (qualified_identifier
+    name: (qualified_identifier
+      name: (qualified_identifier
+        scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+        name: [(identifier) (destructor_name) (operator_name)] @name))))
+
+(function_definition) @definition.function
+(function_definition
+  declarator: [(function_declarator declarator: (qualified_identifier))
+               (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier)))
+               (reference_declarator (function_declarator declarator: (qualified_identifier)))]) @definition.method
+
+; Prototypes, in headers and class bodies (`int f(int);`, `virtual void g() = 0;`).
+([(declaration
+    declarator: [(function_declarator
+                   declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)])
+                 (pointer_declarator
+                   declarator: (function_declarator
+                     declarator: [(identifier) (field_identifier) (operator_name)]))
+                 (reference_declarator
+                   (function_declarator
+                     declarator: [(identifier) (field_identifier) (operator_name)]))])
+  (field_declaration
+    declarator: [(function_declarator
+                   declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)])
+                 (pointer_declarator
+                   declarator: (function_declarator
+                     declarator: [(identifier) (field_identifier) (operator_name)]))
+                 (reference_declarator
+                   (function_declarator
+                     declarator: [(identifier) (field_identifier) (operator_name)]))])] @declaration.function)
+
+; Classes, structs, unions and enums with a body; a typedef names an anonymous one.
+(class_specifier
+  name: [(type_identifier) @name (template_type name: (type_identifier) @name)]
+  body: (_)) @definition.class
+(struct_specifier
+  name: [(type_identifier) @name (template_type name: (type_identifier) @name)]
+  body: (_)) @definition.struct
+(union_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
+(type_definition
+  type: [(struct_specifier !name body: (_)) (class_specifier !name body: (_))]
+  declarator: (type_identifier) @name) @definition.struct
+(type_definition
+  type: (enum_specifier !name body: (_))
+  declarator: (type_identifier) @name) @definition.enum
+
+; Type aliases, data members, enumerators and macros: names only unless split out.
+(type_definition declarator: (type_identifier) @name) @definition.constant
+(alias_declaration name: (type_identifier) @name) @definition.constant
+(field_declaration
+  declarator: [(field_identifier) @name
+               (pointer_declarator declarator: (field_identifier) @name)
+               (reference_declarator (field_identifier) @name)
+               (array_declarator declarator: (field_identifier) @name)]) @definition.field
+(enumerator name: (identifier) @name) @definition.field
+(preproc_def name: (identifier) @name value: (_)) @definition.constant
+(preproc_function_def name: (identifier) @name) @definition.constant
+
+; Namespace-level variables and constants: names only.
+([(translation_unit
+   (declaration
+     declarator: [(identifier) @name
+                  (init_declarator
+                    declarator: [(identifier) @name
+                                 (pointer_declarator declarator: (identifier) @name)
+                                 (reference_declarator (identifier) @name)
+                                 (array_declarator declarator: (identifier) @name)])]) @definition.constant)
+  (declaration_list
+   (declaration
+     declarator: [(identifier) @name
+                  (init_declarator
+                    declarator: [(identifier) @name
+                                 (pointer_declarator declarator: (identifier) @name)
+                                 (reference_declarator (identifier) @name)
+                                 (array_declarator declarator: (identifier) @name)])]) @definition.constant)])
+
+; ---- leading comments ----------------------------------------------------
+
+(comment) @leading
+
+; ---- references ----------------------------------------------------------
+
+(call_expression function: (identifier) @reference.call)
+(call_expression function: (field_expression field: (field_identifier) @reference.call))
+(call_expression function: (qualified_identifier name: (identifier) @reference.call))
+(call_expression function: (template_function name: (identifier) @reference.call))
+(new_expression type: (type_identifier) @reference.call)
+(type_identifier) @reference.type
+(identifier) @reference.identifier
+(field_identifier) @reference.identifier
+(namespace_identifier) @reference.identifier

@@ -1,0 +1,55 @@
+; codegold tags query: Kotlin. Capture names are described in README.md.
+;
+; Packages are not captured. A companion object is not captured either, so its
+; members qualify with the class (`Money.of`), as Kotlin calls them. An extension
+; function is qualified by its receiver type: `fun String.toMoney()` is `String.toMoney`.
+
+; ---- definitions ---------------------------------------------------------
+
+(class_declaration name: (identifier) @name) @definition.class
+(class_declaration "interface" name: (identifier) @name) @declaration.interface
+(class_declaration
+  (modifiers (class_modifier) @_enum)
+  name: (identifier) @name
+  (#eq? @_enum "enum")) @definition.enum
+(object_declaration name: (identifier) @name) @definition.class
+
+(function_declaration name: (identifier) @name) @definition.function
+(function_declaration
+  [(user_type . (identifier) @scope)
+   (nullable_type (user_type . (identifier) @scope))]
+  .
+  "."
+  .
+  name: (identifier) @name) @definition.method
+; Interface and abstract members.
+(class_declaration
+  "interface"
+  (class_body (function_declaration name: (identifier) @name) @declaration.method))
+(function_declaration
+  (modifiers (inheritance_modifier) @_abstract)
+  name: (identifier) @name
+  (#eq? @_abstract "abstract")) @declaration.method
+
+(type_alias type: (identifier) @name) @declaration.type
+
+; Properties and enum entries: names only unless split out.
+(source_file
+  (property_declaration (variable_declaration (identifier) @name)) @definition.constant)
+(class_body
+  (property_declaration (variable_declaration (identifier) @name)) @definition.field)
+(enum_class_body
+  (property_declaration (variable_declaration (identifier) @name)) @definition.field)
+(enum_entry . (identifier) @name) @definition.field
+
+; ---- leading comments ----------------------------------------------------
+
+(line_comment) @leading
+(block_comment) @leading
+
+; ---- references ----------------------------------------------------------
+
+(call_expression . (identifier) @reference.call)
+(call_expression . (navigation_expression (identifier) @reference.call .))
+(user_type (identifier) @reference.type)
+(identifier) @reference.identifier

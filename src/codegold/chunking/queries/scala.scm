@@ -1,0 +1,44 @@
+; codegold tags query: Scala. Capture names are described in README.md.
+;
+; Packages are not captured. Objects are containers (`Money.apply`); an extension is
+; an `impl` named by its receiver type: `extension (s: String) def toMoney` is
+; `String.toMoney`.
+
+; ---- definitions ---------------------------------------------------------
+
+(class_definition name: (identifier) @name) @definition.class
+(object_definition name: (identifier) @name) @definition.class
+(trait_definition name: (identifier) @name) @definition.trait
+(enum_definition name: (identifier) @name) @definition.enum
+(type_definition name: (type_identifier) @name) @declaration.type
+(extension_definition
+  parameters: (parameters
+    (parameter
+      type: [(type_identifier) @name
+             (generic_type type: (type_identifier) @name)]))) @definition.impl
+
+(function_definition name: (identifier) @name) @definition.function
+; Abstract members.
+(function_declaration name: (identifier) @name) @declaration.function
+
+; Vals, vars and enum cases: names only unless split out.
+(compilation_unit (val_definition pattern: (identifier) @name) @definition.constant)
+(compilation_unit (var_definition pattern: (identifier) @name) @definition.constant)
+(template_body (val_definition pattern: (identifier) @name) @definition.field)
+(template_body (var_definition pattern: (identifier) @name) @definition.field)
+(template_body (val_declaration name: (identifier) @name) @declaration.field)
+(simple_enum_case name: (identifier) @name) @definition.field
+(full_enum_case name: (identifier) @name) @definition.field
+
+; ---- leading comments ----------------------------------------------------
+
+(comment) @leading
+(block_comment) @leading
+
+; ---- references ----------------------------------------------------------
+
+(call_expression function: (identifier) @reference.call)
+(call_expression function: (field_expression field: (identifier) @reference.call))
+(instance_expression (type_identifier) @reference.call)
+(type_identifier) @reference.type
+(identifier) @reference.identifier
