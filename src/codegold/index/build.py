@@ -60,7 +60,7 @@ class _FileJob(msgspec.Struct, array_like=True):
 
 class _FileOut(msgspec.Struct, array_like=True):
     chunks: list[IndexedChunk]
-    tokens: list[list[str]]
+    tokens: list[str]  # each chunk's tokens joined by spaces: one string to (de)serialise
     parse_ok: bool
 
 
@@ -124,7 +124,9 @@ def _chunk_job(job: _FileJob, config: ChunkerConfig, version: str) -> _FileOut:
         for c in result.chunks
     ]
     return _FileOut(
-        chunks=chunks, tokens=[chunk_tokens(c) for c in chunks], parse_ok=result.parse_ok
+        chunks=chunks,
+        tokens=[" ".join(chunk_tokens(c)) for c in chunks],
+        parse_ok=result.parse_ok,
     )
 
 
@@ -213,7 +215,7 @@ def _build_into(
         for job, out in zip(jobs, outs, strict=True):
             rows.extend(out.chunks)
             for doc in out.tokens:
-                lexical_builder.add(doc)
+                lexical_builder.add(doc.split())
             out.tokens.clear()
             per_file[job.path] = (len(out.chunks), out.parse_ok)
         if progress:

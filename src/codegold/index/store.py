@@ -32,7 +32,7 @@ from codegold.index.lexical import BM25Index
 from codegold.index.symbols import SymbolTable
 from codegold.index.vectors import load_vectors
 
-FORMAT_VERSION = "codegold-index/2"
+FORMAT_VERSION = "codegold-index/3"
 MANIFEST = "manifest.json"
 
 
