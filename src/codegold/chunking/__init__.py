@@ -18,6 +18,7 @@ changes whenever the output could.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -41,6 +42,7 @@ from codegold.chunking.model import Chunk
 from codegold.chunking.structural import chunk_source
 from codegold.chunking.window import chunk_text, text_format_for_path, window_chunks
 from codegold.corpus.model import FileRole
+from codegold.roles import Role
 
 __all__ = [
     "CHUNKER_VERSION",
@@ -67,7 +69,7 @@ __all__ = [
 #: Bump by hand whenever the chunking code changes what it emits.
 #: 2: code files of languages without a grammar are windowed at the definitions a
 #: regex heuristic finds, and carry their names and language (was: ``text`` windows).
-ALGORITHM_VERSION = "2"
+ALGORITHM_VERSION = "3"
 
 
 def chunk_file(
@@ -88,8 +90,53 @@ def chunk_file(
     if language == "c" and _is_cpp_header(path, text):
         language = "cpp"
     if language is not None:
-        return chunk_source(path, text, language=language, file_role=file_role, config=config)
+        result = chunk_source(path, text, language=language, file_role=file_role, config=config)
+        if language == "rust" and file_role is FileRole.SOURCE and "cfg(test)" in text:
+            result = _mark_test_modules(result, text)
+        return result
     return chunk_text(path, text, file_role=file_role, config=config)
+
+
+def _rust_test_spans(text: str) -> list[tuple[int, int]]:
+    """1-based line spans of ``#[cfg(test)] mod … { }`` blocks: Rust keeps unit tests
+    inside source files, and they are tests, not definitions."""
+    from tree_sitter import Parser
+
+    from codegold.chunking.languages import grammar
+
+    tree = Parser(grammar("rust")).parse(text.encode("utf-8"))
+    spans: list[tuple[int, int]] = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        for child in node.named_children:
+            if child.type == "mod_item":
+                attribute = child.prev_named_sibling
+                if (
+                    attribute is not None
+                    and attribute.type == "attribute_item"
+                    and attribute.text is not None
+                    and b"cfg(test)" in attribute.text
+                ):
+                    spans.append((attribute.start_point[0] + 1, child.end_point[0] + 1))
+                    continue
+                stack.append(child)
+            elif child.type == "declaration_list":
+                stack.append(child)
+    return spans
+
+
+def _mark_test_modules(result: ChunkResult, text: str) -> ChunkResult:
+    spans = _rust_test_spans(text)
+    if not spans:
+        return result
+    chunks = tuple(
+        dataclasses.replace(chunk, role=Role.TEST)
+        if any(start <= chunk.start_line and chunk.end_line <= end for start, end in spans)
+        else chunk
+        for chunk in result.chunks
+    )
+    return dataclasses.replace(result, chunks=chunks)
 
 
 #: Syntax only C++ has, at the start of a line: a ``.h`` file holding any is C++.
