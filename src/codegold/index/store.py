@@ -207,6 +207,10 @@ def load_build(folder: Path) -> LoadedIndex:
 def open_index(root: str | Path, revision: str | None = None) -> LoadedIndex:
     """The complete build serving ``revision`` (or the only revision) under ``root``."""
     where = IndexRoot(Path(root))
+    if not where.root.is_dir() or not where.revisions():
+        raise InputError(
+            f"no codegold index at {root} (build one with: codegold index REPO --out {root})"
+        )
     if revision is None:
         revisions = where.revisions()
         if len(revisions) != 1:
