@@ -218,6 +218,10 @@ def open_index(root: str | Path, revision: str | None = None) -> LoadedIndex:
                 f"index {root} holds {len(revisions)} revisions; name one with --revision"
             )
         revision = revisions[0]
+    if len(revision) < 40:
+        matches = [r for r in where.revisions() if r.startswith(revision.lower())]
+        if len(matches) == 1:
+            revision = matches[0]
     build_id = where.current_build(revision)
     if build_id is None:
         known = ", ".join(r[:12] for r in where.revisions()) or "none"
