@@ -125,13 +125,13 @@ def run_pipeline(
             report=report,
             quiet=quiet,
         )
-        make = None
-        if retriever_name == "bm25-window":
-            from codegold.retrieve.baseline import WindowBM25Retriever
+        from codegold.retrieve.registry import RetrieverContext, make_retriever
 
-            def make(loaded: Any) -> Any:
-                return WindowBM25Retriever.from_index(loaded, git)
+        def make(loaded: Any) -> Any:
+            ctx = RetrieverContext(index=loaded, repo=git, config=settings, embedder=embedder)
+            return make_retriever(retriever_name, ctx)
 
+        settings = config
         session = RetrievalSession(root, config, embedder=embedder, make_retriever=make)
         attempts = session.retrieve_suite(suite, repeat=repeat, progress=report)
         records = evaluate_attempts(suite, attempts)

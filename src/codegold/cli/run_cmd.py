@@ -90,10 +90,11 @@ def retrieve(
 @click.option(
     "--retriever",
     "retriever_name",
-    type=click.Choice(["hybrid", "bm25-window"]),
     default="hybrid",
     show_default=True,
-    help="The reference retriever, or a plain BM25 over 40-line windows as a baseline.",
+    help="hybrid (the reference retriever), bm25-window (a plain baseline), "
+    "command:CMD or http:URL (your own pipeline, one JSON request per case; see README), "
+    "or a plugin's name.",
 )
 @click.option("--repeat", default=1, show_default=True, help="Attempts per case (all stored).")
 @embedder_option

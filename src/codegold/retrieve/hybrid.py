@@ -7,7 +7,7 @@ import math
 import posixpath
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -30,7 +30,14 @@ class Retriever(Protocol):
     name: str
 
     def retrieve(
-        self, query: str, *, case_id: str, context: Context | None = None, attempt_id: str
+        self,
+        query: str,
+        *,
+        case_id: str,
+        context: Context | None = None,
+        attempt_id: str,
+        cutoff: int | None = None,
+        retry_of: str | None = None,
     ) -> Attempt: ...
 
 
@@ -69,7 +76,6 @@ class HybridRetriever:
         self.config = config or RetrieverConfig()
         self.rewriter = rewriter
         self.embedder = embedder if index.vectors is not None else None
-        self._roles = [c.role for c in index.chunks]
 
     # -- signals ---------------------------------------------------------------
 
@@ -413,7 +419,3 @@ def _filters(context: Context | None) -> dict[str, Any]:
         if value:
             out[key] = value
     return out
-
-
-def explain_rows(result: SearchResult, rows: Sequence[int]) -> list[Explanation]:
-    return [result.explanations[r] for r in rows]

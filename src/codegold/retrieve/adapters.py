@@ -1,0 +1,220 @@
+"""Measure your own retrieval pipeline live: as a program or as an HTTP service.
+
+For every case codegold sends one JSON request::
+
+    {"caseId": "…", "attemptId": "…", "query": "…", "context": {"openFile": …} | null,
+     "cutoff": 5, "repositoryRevision": "<40-hex>", "depth": 50}
+
+and expects one JSON object back, in the attempt format of SPEC §2, of which only
+``ranked`` is required: ``{"ranked": [RetrievedChunk, …], "candidates": [...],
+"rewrittenQuery": "…", "filters": {…}, "contextIds": […], "index": {manifest},
+"retriever": {"name": …}}``. Fields codegold owns (``attemptId``, ``caseId``,
+``query``, timing) are filled in by codegold. A response without an ``index``
+manifest is recorded as such: its case is reported invalid, never scored, because
+the run cannot prove which revision it searched.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+
+from codegold.attempts import Attempt, RetrieverInfo
+from codegold.cases.model import Context
+from codegold.errors import EnvironmentProblem, InputError
+
+DEPTH = 50
+TIMEOUT_S = 120.0
+
+
+def _request(
+    query: str,
+    *,
+    case_id: str,
+    attempt_id: str,
+    context: Context | None,
+    cutoff: int | None,
+    revision: str,
+) -> dict[str, Any]:
+    return {
+        "caseId": case_id,
+        "attemptId": attempt_id,
+        "query": query,
+        "context": msgspec.to_builtins(context) if context is not None else None,
+        "cutoff": cutoff,
+        "repositoryRevision": revision,
+        "depth": DEPTH,
+    }
+
+
+def _attempt(
+    raw: Any,
+    *,
+    source: str,
+    name: str,
+    query: str,
+    case_id: str,
+    attempt_id: str,
+    retry_of: str | None,
+    started: datetime,
+    t0: float,
+) -> Attempt:
+    if not isinstance(raw, dict) or "ranked" not in raw:
+        raise InputError(
+            "the response must be a JSON object with 'ranked'", file=source, case_id=case_id
+        )
+    body = {
+        **{k: v for k, v in raw.items() if k not in ("attemptId", "caseId", "startedAt")},
+        "attemptId": attempt_id,
+        "caseId": case_id,
+        "query": query,
+        "retryOf": retry_of,
+        "startedAt": started.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        "durationMs": round((time.perf_counter() - t0) * 1000, 3),
+    }
+    body.setdefault("retriever", msgspec.to_builtins(RetrieverInfo(name=name)))
+    try:
+        return msgspec.convert(body, Attempt)
+    except msgspec.ValidationError as exc:
+        raise InputError(f"invalid attempt: {exc}", file=source, case_id=case_id) from None
+
+
+class CommandRetriever:
+    """Runs ``command`` once per case: the request on stdin, the attempt on stdout."""
+
+    def __init__(self, command: str, *, revision: str, timeout: float = TIMEOUT_S) -> None:
+        self.argv = shlex.split(command)
+        if not self.argv:
+            raise InputError("command: needs a program to run", field="--retriever")
+        self.name = f"command:{self.argv[0]}"
+        self.revision = revision
+        self.timeout = timeout
+
+    def retrieve(
+        self,
+        query: str,
+        *,
+        case_id: str,
+        context: Context | None = None,
+        attempt_id: str,
+        cutoff: int | None = None,
+        retry_of: str | None = None,
+    ) -> Attempt:
+        started, t0 = datetime.now(UTC), time.perf_counter()
+        request = _request(
+            query,
+            case_id=case_id,
+            attempt_id=attempt_id,
+            context=context,
+            cutoff=cutoff,
+            revision=self.revision,
+        )
+        try:
+            proc = subprocess.run(
+                self.argv,
+                input=json.dumps(request),
+                capture_output=True,
+                text=True,
+                timeout=self.timeout,
+                check=False,
+            )
+        except FileNotFoundError:
+            raise EnvironmentProblem(f"retriever command not found: {self.argv[0]}") from None
+        except subprocess.TimeoutExpired:
+            raise EnvironmentProblem(
+                f"retriever command timed out after {self.timeout:.0f} s on case {case_id!r}"
+            ) from None
+        if proc.returncode != 0:
+            tail = proc.stderr.strip().splitlines()[-1:] or ["(no stderr)"]
+            raise EnvironmentProblem(
+                f"retriever command exited {proc.returncode} on case {case_id!r}: {tail[0]}"
+            )
+        try:
+            raw = json.loads(proc.stdout)
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                f"stdout is not JSON: {exc}", file=self.argv[0], case_id=case_id
+            ) from None
+        return _attempt(
+            raw,
+            source=self.argv[0],
+            name=self.name,
+            query=query,
+            case_id=case_id,
+            attempt_id=attempt_id,
+            retry_of=retry_of,
+            started=started,
+            t0=t0,
+        )
+
+
+class HttpRetriever:
+    """POSTs the request to ``url`` per case and reads the attempt from the answer."""
+
+    def __init__(self, url: str, *, revision: str, timeout: float = TIMEOUT_S) -> None:
+        if not url.startswith(("http://", "https://")):
+            url = "http:" + url if url.startswith("//") else url
+        if not url.startswith(("http://", "https://")):
+            raise InputError(f"http: expects a URL, got {url!r}", field="--retriever")
+        self.url = url
+        self.name = "http"
+        self.revision = revision
+        self.timeout = timeout
+
+    def retrieve(
+        self,
+        query: str,
+        *,
+        case_id: str,
+        context: Context | None = None,
+        attempt_id: str,
+        cutoff: int | None = None,
+        retry_of: str | None = None,
+    ) -> Attempt:
+        started, t0 = datetime.now(UTC), time.perf_counter()
+        request = _request(
+            query,
+            case_id=case_id,
+            attempt_id=attempt_id,
+            context=context,
+            cutoff=cutoff,
+            revision=self.revision,
+        )
+        req = urllib.request.Request(
+            self.url,
+            data=json.dumps(request).encode("utf-8"),
+            headers={"Content-Type": "application/json", "Accept": "application/json"},
+            method="POST",
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as response:
+                raw = json.loads(response.read().decode("utf-8"))
+        except urllib.error.HTTPError as exc:
+            raise EnvironmentProblem(
+                f"retriever service answered {exc.code} on case {case_id!r}"
+            ) from None
+        except (urllib.error.URLError, TimeoutError) as exc:
+            raise EnvironmentProblem(f"retriever service unreachable: {exc}") from None
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                f"response is not JSON: {exc}", file=self.url, case_id=case_id
+            ) from None
+        return _attempt(
+            raw,
+            source=self.url,
+            name=self.name,
+            query=query,
+            case_id=case_id,
+            attempt_id=attempt_id,
+            retry_of=retry_of,
+            started=started,
+            t0=t0,
+        )

@@ -1,0 +1,112 @@
+"""Retrievers by name. Built-ins register through the same path a plugin would
+(entry point group ``codegold.retrievers``: a callable ``factory(spec, ctx) -> Retriever``).
+
+Names:
+
+* ``hybrid`` — the reference retriever (default);
+* ``bm25-window`` — plain BM25 over 40-line windows, a baseline;
+* ``command:CMD`` — your own pipeline as a program: one JSON request on stdin per case,
+  one attempt on stdout (see :mod:`codegold.retrieve.adapters`);
+* ``http:URL`` — your own pipeline as a service: the same request POSTed, the same
+  attempt answered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+from codegold.errors import InputError
+from codegold.index.store import LoadedIndex
+from codegold.retrieve.config import RetrieverConfig
+from codegold.retrieve.hybrid import Retriever
+
+ENTRY_POINT_GROUP = "codegold.retrievers"
+
+
+@dataclass(frozen=True)
+class RetrieverContext:
+    """What a factory may use: the loaded index of the revision, the repository (a
+    ``GitRepo``), the reference retriever's config and the embedding provider."""
+
+    index: LoadedIndex
+    repo: Any
+    config: RetrieverConfig
+    embedder: Any
+
+
+Factory = Callable[[str, RetrieverContext], Retriever]
+_REGISTRY: dict[str, Factory] = {}
+_plugins_loaded = False
+
+
+def register_retriever(name: str, factory: Factory, *, replace: bool = False) -> None:
+    if name in _REGISTRY and not replace:
+        raise ValueError(f"retriever {name!r} is already registered")
+    _REGISTRY[name] = factory
+
+
+def _hybrid(spec: str, ctx: RetrieverContext) -> Retriever:
+    from codegold.retrieve.hybrid import HybridRetriever
+
+    return HybridRetriever(ctx.index, ctx.config, embedder=ctx.embedder)
+
+
+def _window(spec: str, ctx: RetrieverContext) -> Retriever:
+    from codegold.retrieve.baseline import WindowBM25Retriever
+
+    return WindowBM25Retriever.from_index(ctx.index, ctx.repo)
+
+
+def _command(spec: str, ctx: RetrieverContext) -> Retriever:
+    from codegold.retrieve.adapters import CommandRetriever
+
+    return CommandRetriever(spec.partition(":")[2], revision=ctx.index.revision)
+
+
+def _http(spec: str, ctx: RetrieverContext) -> Retriever:
+    from codegold.retrieve.adapters import HttpRetriever
+
+    return HttpRetriever(spec.partition(":")[2], revision=ctx.index.revision)
+
+
+for _name, _factory in (
+    ("hybrid", _hybrid),
+    ("bm25-window", _window),
+    ("command", _command),
+    ("http", _http),
+):
+    register_retriever(_name, _factory)
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name not in _REGISTRY:
+            register_retriever(ep.name, ep.load())
+
+
+def retriever_names() -> list[str]:
+    _load_plugins()
+    return sorted(_REGISTRY)
+
+
+def make_retriever(spec: str, ctx: RetrieverContext) -> Retriever:
+    """Build the retriever named by ``spec`` (``name`` or ``name:argument``)."""
+    _load_plugins()
+    name = spec.partition(":")[0]
+    factory = _REGISTRY.get(name)
+    if factory is None:
+        raise InputError(
+            f"unknown retriever {spec!r} (known: {', '.join(retriever_names())}; "
+            "command:CMD and http:URL wrap your own pipeline)",
+            field="--retriever",
+        )
+    if name in ("command", "http") and not spec.partition(":")[2]:
+        raise InputError(f"{name}: needs an argument, e.g. {name}:…", field="--retriever")
+    return factory(spec, ctx)
