@@ -161,8 +161,6 @@ class HttpRetriever:
 
     def __init__(self, url: str, *, revision: str, timeout: float = TIMEOUT_S) -> None:
         if not url.startswith(("http://", "https://")):
-            url = "http:" + url if url.startswith("//") else url
-        if not url.startswith(("http://", "https://")):
             raise InputError(f"http: expects a URL, got {url!r}", field="--retriever")
         self.url = url
         self.name = "http"

@@ -99,6 +99,8 @@ def retriever_names() -> list[str]:
 def make_retriever(spec: str, ctx: RetrieverContext) -> Retriever:
     """Build the retriever named by ``spec`` (``name`` or ``name:argument``)."""
     _load_plugins()
+    if spec.startswith(("http://", "https://")):
+        spec = f"http:{spec}"  # a bare URL names the HTTP adapter
     name = spec.partition(":")[0]
     factory = _REGISTRY.get(name)
     if factory is None:
