@@ -194,3 +194,11 @@ def test_large_suite_loads(tmp_path: Path) -> None:
     path = write(tmp_path, "big.jsonl", "\n".join(json.dumps(c) for c in cases))
     assert path.stat().st_size > 50_000_000
     assert len(load_suite(path).cases) == 60_000
+
+
+@pytest.mark.parametrize("name", ["s.json", "s.yaml", "s.jsonl"])
+def test_a_byte_order_mark_is_ignored(tmp_path: Path, name: str) -> None:
+    case = {**GOOD_CASE, "repositoryRevision": REV}
+    text = json.dumps(case) if name.endswith("l") else json.dumps({"cases": [case]})
+    path = write(tmp_path, name, "\ufeff" + text + "\n")
+    assert load_suite(path).cases[0].id == "c1"

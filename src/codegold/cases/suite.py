@@ -141,7 +141,7 @@ def _unknown_field(message: str) -> str | None:
 
 def _decode_text(path: Path, data: bytes) -> str:
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")  # editors on Windows add a BOM
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(
