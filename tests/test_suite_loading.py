@@ -199,6 +199,6 @@ def test_large_suite_loads(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", ["s.json", "s.yaml", "s.jsonl"])
 def test_a_byte_order_mark_is_ignored(tmp_path: Path, name: str) -> None:
     case = {**GOOD_CASE, "repositoryRevision": REV}
-    text = json.dumps(case) if name.endswith("l") else json.dumps({"cases": [case]})
+    text = json.dumps(case) if name.endswith(".jsonl") else json.dumps({"cases": [case]})
     path = write(tmp_path, name, "\ufeff" + text + "\n")
     assert load_suite(path).cases[0].id == "c1"
