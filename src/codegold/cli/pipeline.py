@@ -19,6 +19,7 @@ from codegold.index.build import BuildOptions, build_index, describe_manifest
 from codegold.index.store import LoadedIndex, open_index
 from codegold.report.artifacts import ATTEMPTS, run_identity, write_results
 from codegold.retrieve.config import RetrieverConfig
+from codegold.retrieve.registry import RetrieverContext, make_retriever
 from codegold.retrieve.runner import RetrievalSession
 
 
@@ -112,8 +113,7 @@ def run_pipeline(
 ) -> tuple[dict[str, Any], list[CaseResult]]:
     suite = load_suite(cases_path)
     root = index_dir or out_dir / "index"
-    if config is None:
-        config = RetrieverConfig.load(config_path) if config_path else RetrieverConfig()
+    settings = config or (RetrieverConfig.load(config_path) if config_path else RetrieverConfig())
     with GitRepo(repo_path) as git, progress_bar() as report:
         ensure_indexes(
             git,
@@ -125,14 +125,11 @@ def run_pipeline(
             report=report,
             quiet=quiet,
         )
-        from codegold.retrieve.registry import RetrieverContext, make_retriever
-
-        def make(loaded: Any) -> Any:
+        def make(loaded: LoadedIndex) -> Any:
             ctx = RetrieverContext(index=loaded, repo=git, config=settings, embedder=embedder)
             return make_retriever(retriever_name, ctx)
 
-        settings = config
-        session = RetrievalSession(root, config, embedder=embedder, make_retriever=make)
+        session = RetrievalSession(root, settings, embedder=embedder, make_retriever=make)
         attempts = session.retrieve_suite(suite, repeat=repeat, progress=report)
         records = evaluate_attempts(suite, attempts)
         ctx = diagnosis_context(git, root)
