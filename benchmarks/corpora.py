@@ -160,6 +160,36 @@ CORPUS_LIST: tuple[Corpus, ...] = (
         languages=("java", "cpp", "python"),
         note="quality: Java + C++ + Python bridge, with prebuilt .class/.jar files",
     ),
+    Corpus(
+        name="attrs",
+        registry="pypi",
+        package="attrs",
+        releases=(
+            Release(
+                "25.4.0",
+                "16d5969b87f0859ef33a48b35d55ac1be6e42ae49d5e853b597db70c35c57e11",
+                "a3e44bc6da2af39d70954d0af257ff864b61c1c9",
+            ),
+        ),
+        languages=("python",),
+        note="quality: src, tests, docs and .pyi stubs; attr/attrs namespaces, old and new APIs",
+    ),
+    Corpus(
+        name="go-cmp",
+        registry="deb",
+        package="golang-github-google-go-cmp-dev",
+        releases=(
+            Release(
+                "0.5.9",
+                "b68bd919daa7c1bdf02abfb68894e29e532f19b03b68c8615f50626c48f553b6",
+                "1789ddf973d84491f60ffc3951f8ad0de110c0a0",
+                deb_version="0.5.9-1",
+            ),
+        ),
+        deb_root="usr/share/gocode/src/github.com/google/go-cmp",
+        languages=("go",),
+        note="quality: Go library with tests; purego/unsafe build-tag twins, golden diffs",
+    ),
 )
 CORPORA_BY_NAME = {c.name: c for c in CORPUS_LIST}
 
