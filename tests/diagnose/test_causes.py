@@ -442,3 +442,24 @@ def test_recorded_revision_mismatch(tmp_path: Path) -> None:
     )
     assert record.first_relevant_rank == 1
     assert cause(record) == "revision_mismatch"
+
+
+def test_an_indexed_alternative_moves_the_blame_past_the_chunker(tmp_path: Path) -> None:
+    # one alternative is a nested function no chunk names; the other is indexed fine,
+    # so the failure belongs to ranking, not to the chunker
+    nested = "def outer(items):\n    def score(item):\n        return item.weight\n    return sorted(items, key=score)\n"
+    files = {**BASE, "app/rank.py": nested}
+    record = run_case(
+        tmp_path,
+        [files],
+        {
+            "id": "c",
+            "query": "what does create_session do?",
+            "accepted": [
+                {"file": "app/rank.py", "symbol": "outer.score", "roles": ["definition"]},
+                {"file": "app/rank.py", "symbol": "outer", "roles": ["definition"]},
+            ],
+        },
+        config=RetrieverConfig(depth=3, candidates_per_signal=3),
+    )
+    assert cause(record) in ("retrieval_miss", "below_cutoff", "reranker_demotion")

@@ -237,6 +237,15 @@ def diagnose_record(
     )
 
 
+def _split(f: TargetFacts) -> tuple[Cause, str]:
+    spans = ", ".join(f"{c.start_line}-{c.end_line}" for c in f.boundary_chunks)
+    where = f"{f.span[0]}-{f.span[1]}" if f.span else "?"
+    return (
+        Cause.CHUNK_BOUNDARY,
+        f"{f.target.describe()} spans lines {where}; split across chunks {spans}",
+    )
+
+
 def _chunking_cause(
     group: Group,
     facts: list[TargetFacts],
@@ -250,31 +259,30 @@ def _chunking_cause(
     if not existing:
         return None
     if live:
-        for f in existing:
-            if f.matching_chunks and (
-                f.span is None
-                or any(
+        indexed = [f for f in existing if f.matching_chunks]
+        if indexed:
+            # some alternative is indexed with the right file, symbol and role; only a
+            # labelled span that every such alternative has split is the chunker's doing
+            def whole(f: TargetFacts) -> bool:
+                return f.span is None or any(
                     c.start_line <= f.span[0] and c.end_line >= f.span[1] for c in f.matching_chunks
                 )
-            ):
-                return None  # the index holds a correct chunk for this alternative
+
+            if any(whole(f) for f in indexed) or not all(f.boundary_chunks for f in indexed):
+                return None
+            return _split(indexed[0])
+        for f in existing:
+            if f.covering_chunk is not None:
+                c = f.covering_chunk
+                return (
+                    Cause.METADATA_MISMATCH,
+                    f"chunk {c.chunk_id} ({c.file}:{c.start_line}-{c.end_line}) covers "
+                    f"{f.target.describe()} but says symbol={c.symbol!r} role={c.role}",
+                )
+        for f in existing:
+            if f.boundary_chunks:
+                return _split(f)
         f = existing[0]
-        if f.covering_chunk is not None and not f.matching_chunks:
-            c = f.covering_chunk
-            return (
-                Cause.METADATA_MISMATCH,
-                f"chunk {c.chunk_id} ({c.file}:{c.start_line}-{c.end_line}) covers "
-                f"{f.target.describe()} but says symbol={c.symbol!r} role={c.role}",
-            )
-        if f.boundary_chunks:
-            spans = ", ".join(f"{c.start_line}-{c.end_line}" for c in f.boundary_chunks)
-            return (
-                Cause.CHUNK_BOUNDARY,
-                f"{f.target.describe()} spans lines {f.span[0] if f.span else '?'}-"
-                f"{f.span[1] if f.span else '?'}; split across chunks {spans}",
-            )
-        if f.matching_chunks:
-            return None  # labelled lines disagree with the index; lint reports that
         return (
             Cause.NOT_CHUNKED,
             f"{f.target.describe()} exists (lines {f.span}) but no chunk covers it",
