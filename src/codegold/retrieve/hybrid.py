@@ -188,7 +188,8 @@ class HybridRetriever:
         for row, score in candidates:
             exp = explanations[row]
             exp.fused = score
-            factors = self._factors(row, analysis, context, defs_rows=exp.signals.get("symbol"))
+            named = "symbol" in exp.signals and bool(analysis.identifiers)
+            factors = self._factors(row, analysis, context, named=named)
             if factors is None:
                 continue
             exp.factors = factors
@@ -218,7 +219,7 @@ class HybridRetriever:
         analysis: QueryAnalysis,
         context: Context | None,
         *,
-        defs_rows: tuple[int, float] | None,
+        named: bool,
     ) -> dict[str, float] | None:
         """Multipliers for one candidate, or None when a hard filter drops it."""
         cfg = self.config
@@ -230,7 +231,9 @@ class HybridRetriever:
         prefs = cfg.role_preferences.get(intent.value) or cfg.role_preferences["general"]
         role_factor = prefs.get(chunk.role, 0.5)
         factors["role"] = 1.0 - cfg.role_strength * (1.0 - role_factor)
-        if defs_rows is not None:
+        if named:
+            # it defines a name the asker wrote as code (a plain English word such as
+            # "group" that happens to name a function earns no boost)
             factors["symbol"] = cfg.symbol_boost
         if chunk.kind == "module" and chunk.end_line - chunk.start_line < 2:
             # a line or two of imports or glue: rarely what anyone asked for

@@ -29,7 +29,7 @@ _PATH = re.compile(
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+), in ([\w<>]+)')
 _JS_FRAME = re.compile(r"\bat (?:async )?([\w$.<>]+) \(?([^\s():]+):(\d+)(?::\d+)?\)?")
 _JAVA_FRAME = re.compile(r"\bat ([\w$.]+)\.([\w$<>]+)\(([\w$]+\.java):(\d+)\)")
-_ERROR = re.compile(r"\b([A-Z][\w]*(?:Error|Exception|Panic|Failure))\b:?\s*([^\n]*)")
+_ERROR = re.compile(r"\b([A-Z][\w]*(?:Error|Exception|Panic|Failure|Warning))\b:?\s*([^\n]*)")
 _QUOTED = re.compile(r"[\"'“]([^\s\"'”][^\"'”]{4,198}[^\s\"'”])[\"'”]")
 
 _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
