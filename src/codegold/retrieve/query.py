@@ -68,7 +68,9 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(what (?:is|are|does)|where (?:is|are) \S+ (?:defined|declared|implemented)|"
             r"defin\w*|declar\w*|implement\w*|signature|how (?:does|do|is|are)|"
-            r"where (?:do|does|is|are)|which (?:function|class|method|module|type))\b",
+            r"where (?:do|does|is|are)|which (?:function|class|method|module|type)|"
+            # any other question about the code: what/which/where/when/why/how …
+            r"^\s*(?:what|which|where|when|why|how|if|in|does|do|is|are|can)\b)\b",
             re.I,
         ),
     ),
