@@ -95,3 +95,11 @@ def test_a_question_naming_a_version_lifts_that_folders_legacy_penalty() -> None
     assert _names_its_version("src/v3/types.ts", analyze("how did v3 handle unions?"))
     assert not _names_its_version("src/v3/types.ts", analyze("how are unions handled?"))
     assert not _names_its_version("src/v3/types.ts", analyze("what changed in v4?"))
+
+
+def test_prose_acronyms_are_not_code_but_constants_are() -> None:
+    a = analyze("What exit code does a CLI return on a usage error with SIGINT or MAX_RETRIES?")
+    assert "CLI" not in a.identifiers
+    assert {"SIGINT", "MAX_RETRIES"} <= set(a.identifiers)
+    assert a.intent is Intent.DEFINITION  # "usage error" is not a request for usages
+    assert analyze("show me usages of parse_args").intent is Intent.USAGE

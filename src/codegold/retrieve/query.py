@@ -45,7 +45,7 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
         Intent.USAGE,
         re.compile(
             r"\b(example|examples|show me|how (?:do|can|should) (?:i|we|you) (?:use|call|"
-            r"invoke|pass)|how to (?:use|call)|usages?|"
+            r"invoke|pass)|how to (?:use|call)|usages|usage (?:of|example)|example usage|"
             r"call(?:ed|s)? (?:from|by)|call ?sites?|who (?:calls|uses)|used (?:by|in|from)|"
             r"where (?:is|are) \S+ (?:used|called))\b",
             re.I,
@@ -121,10 +121,18 @@ class QueryAnalysis:
         }
 
 
+#: Acronyms engineers write in prose; alone they name no code.
+PROSE_ACRONYMS = frozenset(
+    """API APIS CLI URL URLS URI HTTP HTTPS JSON YAML TOML XML HTML CSS SQL CSV JWT TLS SSL
+    UTF ASCII CPU GPU UI UX OS IO ID IDS UUID DNS TCP UDP IP AWS GCP CI CD PR ENV REST
+    RPC GRPC ORM DB SDK JVM JDK JS TS EOF PDF SSH GIT NPM PIP RAM SSD TTL LRU FIFO""".split()
+)
+
+
 def looks_like_code(word: str) -> bool:
     """camelCase, PascalCase with two capitals, snake_case, SCREAMING_CASE, dunder."""
     core = word.strip("_$")
-    if not core:
+    if not core or core in PROSE_ACRONYMS:
         return False
     if "_" in core or "$" in core:
         return True
