@@ -103,3 +103,19 @@ def test_prose_acronyms_are_not_code_but_constants_are() -> None:
     assert {"SIGINT", "MAX_RETRIES"} <= set(a.identifiers)
     assert a.intent is Intent.DEFINITION  # "usage error" is not a request for usages
     assert analyze("show me usages of parse_args").intent is Intent.USAGE
+
+
+@pytest.mark.parametrize(
+    ("path", "tooling"),
+    [
+        ("src/click/testing.py", True),
+        ("django/test/client.py", True),
+        ("pkg/fixtures/db.go", True),
+        ("src/attest.py", False),
+        ("src/contest/rules.py", False),
+    ],
+)
+def test_testing_utilities_count_as_test_tooling(path: str, tooling: bool) -> None:
+    from codegold.retrieve.hybrid import _TESTING
+
+    assert bool(_TESTING.search(path)) is tooling

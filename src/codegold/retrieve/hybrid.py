@@ -229,7 +229,14 @@ class HybridRetriever:
         if intent is Intent.GENERAL and (analysis.errors or analysis.paths):
             intent = Intent.DEFINITION
         prefs = cfg.role_preferences.get(intent.value) or cfg.role_preferences["general"]
-        role_factor = prefs.get(chunk.role, 0.5)
+        role = chunk.role
+        if (
+            intent is Intent.TEST
+            and role in ("definition", "declaration")
+            and _TESTING.search(chunk.file)
+        ):
+            role = "test"  # a testing utility (click/testing.py, django/test/) is test tooling
+        role_factor = prefs.get(role, 0.5)
         factors["role"] = 1.0 - cfg.role_strength * (1.0 - role_factor)
         if named:
             # it defines a name the asker wrote as code (a plain English word such as
@@ -396,6 +403,7 @@ class HybridRetriever:
         )
 
 
+_TESTING = re.compile(r"(?:^|/)(?:test|tests|testing|fixtures?|mocks?|fakes?)(?:/|\.\w+$)")
 _VERSION_WORD = re.compile(r"\bv\d+\b")
 
 
