@@ -35,68 +35,16 @@ DEPTH = 50
 TIMEOUT_S = 120.0
 
 
-def _request(
-    query: str,
-    *,
-    case_id: str,
-    attempt_id: str,
-    context: Context | None,
-    cutoff: int | None,
-    revision: str,
-) -> dict[str, Any]:
-    return {
-        "caseId": case_id,
-        "attemptId": attempt_id,
-        "query": query,
-        "context": msgspec.to_builtins(context) if context is not None else None,
-        "cutoff": cutoff,
-        "repositoryRevision": revision,
-        "depth": DEPTH,
-    }
+class _External:
+    """One request per case to something outside codegold; subclasses say how."""
 
+    name: str
+    source: str
+    revision: str
+    timeout: float
 
-def _attempt(
-    raw: Any,
-    *,
-    source: str,
-    name: str,
-    query: str,
-    case_id: str,
-    attempt_id: str,
-    retry_of: str | None,
-    started: datetime,
-    t0: float,
-) -> Attempt:
-    if not isinstance(raw, dict) or "ranked" not in raw:
-        raise InputError(
-            "the response must be a JSON object with 'ranked'", file=source, case_id=case_id
-        )
-    body = {
-        **{k: v for k, v in raw.items() if k not in ("attemptId", "caseId", "startedAt")},
-        "attemptId": attempt_id,
-        "caseId": case_id,
-        "query": query,
-        "retryOf": retry_of,
-        "startedAt": started.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-        "durationMs": round((time.perf_counter() - t0) * 1000, 3),
-    }
-    body.setdefault("retriever", msgspec.to_builtins(RetrieverInfo(name=name)))
-    try:
-        return msgspec.convert(body, Attempt)
-    except msgspec.ValidationError as exc:
-        raise InputError(f"invalid attempt: {exc}", file=source, case_id=case_id) from None
-
-
-class CommandRetriever:
-    """Runs ``command`` once per case: the request on stdin, the attempt on stdout."""
-
-    def __init__(self, command: str, *, revision: str, timeout: float = TIMEOUT_S) -> None:
-        self.argv = shlex.split(command)
-        if not self.argv:
-            raise InputError("command: needs a program to run", field="--retriever")
-        self.name = f"command:{self.argv[0]}"
-        self.revision = revision
-        self.timeout = timeout
+    def _exchange(self, request: dict[str, Any], case_id: str) -> Any:
+        raise NotImplementedError
 
     def retrieve(
         self,
@@ -109,14 +57,52 @@ class CommandRetriever:
         retry_of: str | None = None,
     ) -> Attempt:
         started, t0 = datetime.now(UTC), time.perf_counter()
-        request = _request(
-            query,
-            case_id=case_id,
-            attempt_id=attempt_id,
-            context=context,
-            cutoff=cutoff,
-            revision=self.revision,
-        )
+        request = {
+            "caseId": case_id,
+            "attemptId": attempt_id,
+            "query": query,
+            "context": msgspec.to_builtins(context) if context is not None else None,
+            "cutoff": cutoff,
+            "repositoryRevision": self.revision,
+            "depth": DEPTH,
+        }
+        raw = self._exchange(request, case_id)
+        if not isinstance(raw, dict) or "ranked" not in raw:
+            raise InputError(
+                "the response must be a JSON object with 'ranked'",
+                file=self.source,
+                case_id=case_id,
+            )
+        owned = ("attemptId", "caseId", "startedAt")
+        body = {
+            **{k: v for k, v in raw.items() if k not in owned},
+            "attemptId": attempt_id,
+            "caseId": case_id,
+            "query": query,
+            "retryOf": retry_of,
+            "startedAt": started.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+            "durationMs": round((time.perf_counter() - t0) * 1000, 3),
+        }
+        body.setdefault("retriever", msgspec.to_builtins(RetrieverInfo(name=self.name)))
+        try:
+            return msgspec.convert(body, Attempt)
+        except msgspec.ValidationError as exc:
+            raise InputError(f"invalid attempt: {exc}", file=self.source, case_id=case_id) from None
+
+
+class CommandRetriever(_External):
+    """Runs ``command`` once per case: the request on stdin, the attempt on stdout."""
+
+    def __init__(self, command: str, *, revision: str, timeout: float = TIMEOUT_S) -> None:
+        self.argv = shlex.split(command)
+        if not self.argv:
+            raise InputError("command: needs a program to run", field="--retriever")
+        self.name = f"command:{self.argv[0]}"
+        self.source = self.argv[0]
+        self.revision = revision
+        self.timeout = timeout
+
+    def _exchange(self, request: dict[str, Any], case_id: str) -> Any:
         try:
             proc = subprocess.run(
                 self.argv,
@@ -138,25 +124,14 @@ class CommandRetriever:
                 f"retriever command exited {proc.returncode} on case {case_id!r}: {tail[0]}"
             )
         try:
-            raw = json.loads(proc.stdout)
+            return json.loads(proc.stdout)
         except json.JSONDecodeError as exc:
             raise InputError(
                 f"stdout is not JSON: {exc}", file=self.argv[0], case_id=case_id
             ) from None
-        return _attempt(
-            raw,
-            source=self.argv[0],
-            name=self.name,
-            query=query,
-            case_id=case_id,
-            attempt_id=attempt_id,
-            retry_of=retry_of,
-            started=started,
-            t0=t0,
-        )
 
 
-class HttpRetriever:
+class HttpRetriever(_External):
     """POSTs the request to ``url`` per case and reads the attempt from the answer."""
 
     def __init__(self, url: str, *, revision: str, timeout: float = TIMEOUT_S) -> None:
@@ -164,28 +139,11 @@ class HttpRetriever:
             raise InputError(f"http: expects a URL, got {url!r}", field="--retriever")
         self.url = url
         self.name = "http"
+        self.source = url
         self.revision = revision
         self.timeout = timeout
 
-    def retrieve(
-        self,
-        query: str,
-        *,
-        case_id: str,
-        context: Context | None = None,
-        attempt_id: str,
-        cutoff: int | None = None,
-        retry_of: str | None = None,
-    ) -> Attempt:
-        started, t0 = datetime.now(UTC), time.perf_counter()
-        request = _request(
-            query,
-            case_id=case_id,
-            attempt_id=attempt_id,
-            context=context,
-            cutoff=cutoff,
-            revision=self.revision,
-        )
+    def _exchange(self, request: dict[str, Any], case_id: str) -> Any:
         req = urllib.request.Request(
             self.url,
             data=json.dumps(request).encode("utf-8"),
@@ -194,7 +152,7 @@ class HttpRetriever:
         )
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as response:
-                raw = json.loads(response.read().decode("utf-8"))
+                return json.loads(response.read().decode("utf-8"))
         except urllib.error.HTTPError as exc:
             raise EnvironmentProblem(
                 f"retriever service answered {exc.code} on case {case_id!r}"
@@ -205,14 +163,3 @@ class HttpRetriever:
             raise InputError(
                 f"response is not JSON: {exc}", file=self.url, case_id=case_id
             ) from None
-        return _attempt(
-            raw,
-            source=self.url,
-            name=self.name,
-            query=query,
-            case_id=case_id,
-            attempt_id=attempt_id,
-            retry_of=retry_of,
-            started=started,
-            t0=t0,
-        )
