@@ -125,6 +125,7 @@ def run_pipeline(
             report=report,
             quiet=quiet,
         )
+
         def make(loaded: LoadedIndex) -> Any:
             ctx = RetrieverContext(index=loaded, repo=git, config=settings, embedder=embedder)
             return make_retriever(retriever_name, ctx)
