@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from codegold.evaluate.records import CaseResult
@@ -81,7 +81,3 @@ def summarize(records: Sequence[CaseResult], identity: dict[str, Any]) -> dict[s
         "overall": aggregate(ordered),
         "slices": {name: aggregate(rs) for name, rs in sorted(by_slice.items())},
     }
-
-
-def iter_failed(records: Iterable[CaseResult]) -> Iterable[CaseResult]:
-    return (r for r in records if not r.passed)
