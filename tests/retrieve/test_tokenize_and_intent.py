@@ -119,3 +119,17 @@ def test_testing_utilities_count_as_test_tooling(path: str, tooling: bool) -> No
     from codegold.retrieve.hybrid import _TESTING
 
     assert bool(_TESTING.search(path)) is tooling
+
+
+def test_joined_documents_index_like_token_lists() -> None:
+    from codegold.index.lexical import BM25Builder
+
+    docs = [["parse", "json"], [], ["parse", "webhook", "signatur", "parse"], ["other"]]
+    one, many = BM25Builder(), BM25Builder()
+    for doc in docs:
+        one.add(doc)
+    many.add_joined([" ".join(d) for d in docs[:2]])
+    many.add_joined([" ".join(d) for d in docs[2:]])
+    a, b = one.finish(), many.finish()
+    for query in (["parse"], ["webhook", "json"], ["other"]):
+        assert a.top(query, 4) == b.top(query, 4)

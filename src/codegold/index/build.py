@@ -214,8 +214,7 @@ def _build_into(
         per_file: dict[str, tuple[int, bool]] = {}
         for job, out in zip(jobs, outs, strict=True):
             rows.extend(out.chunks)
-            for doc in out.tokens:
-                lexical_builder.add(doc.split())
+            lexical_builder.add_joined(out.tokens)
             out.tokens.clear()
             per_file[job.path] = (len(out.chunks), out.parse_ok)
         if progress:

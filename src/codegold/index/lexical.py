@@ -100,13 +100,24 @@ class BM25Builder:
         self._lengths: list[int] = []
 
     def add(self, doc: Sequence[str]) -> None:
+        self._add_tokens(doc, [len(doc)])
+
+    def add_joined(self, docs: Sequence[str]) -> None:
+        """Several documents at once, each its tokens joined by single spaces (the
+        index's cache format): one vocabulary pass for the lot."""
+        lengths = [d.count(" ") + 1 if d else 0 for d in docs]
+        self._add_tokens(" ".join(d for d in docs if d).split(), lengths)
+
+    def _add_tokens(self, tokens: Sequence[str], lengths: list[int]) -> None:
         vocab = self.vocab
-        new = [t for t in dict.fromkeys(doc) if t not in vocab]
+        new = [t for t in dict.fromkeys(tokens) if t not in vocab]
         if new:
             base = len(vocab)
             vocab.update(zip(new, range(base, base + len(new)), strict=True))
-        self._ids.append(np.fromiter(map(vocab.__getitem__, doc), dtype=np.int32, count=len(doc)))
-        self._lengths.append(len(doc))
+        self._ids.append(
+            np.fromiter(map(vocab.__getitem__, tokens), dtype=np.int32, count=len(tokens))
+        )
+        self._lengths.extend(lengths)
 
     def finish(self, params: BM25Params = BM25Params()) -> BM25Index:
         n = len(self._lengths)
