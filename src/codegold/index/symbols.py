@@ -15,6 +15,10 @@ def fold(name: str) -> str:
     return name.rsplit(".", 1)[-1].replace("_", "").replace("$", "").lower()
 
 
+def _sorted(table: dict[str, list[int]]) -> dict[str, list[int]]:
+    return {key: table[key] for key in sorted(table)}
+
+
 class SymbolTable(msgspec.Struct, frozen=True):
     """Name -> chunk rows. ``defs`` keys are full qualified names and every dotted
     suffix (``A.B.m``, ``B.m``, ``m``); ``defs_lower`` and ``refs_norm`` the last part
@@ -35,22 +39,29 @@ class SymbolTable(msgspec.Struct, frozen=True):
         defs: dict[str, list[int]] = {}
         lower: dict[str, list[int]] = {}
         refs: dict[str, list[int]] = {}
+        norm: dict[str, list[int]] = {}
         for row, names in enumerate(defined):
             keys: set[str] = set()
             for name in names:
                 parts = name.split(".")
                 keys.update(".".join(parts[i:]) for i in range(len(parts)))
-            for key in sorted(keys):
+            for key in keys:
                 defs.setdefault(key, []).append(row)
-            for key in sorted({fold(n) for n in names}):
+            for key in {fold(n) for n in names}:
                 lower.setdefault(key, []).append(row)
-        norm: dict[str, list[int]] = {}
         for row, names in enumerate(referenced):
-            for name in sorted(set(names)):
+            for name in set(names):
                 refs.setdefault(name, []).append(row)
-            for key in sorted({fold(n) for n in names}):
+            for key in {fold(n) for n in names}:
                 norm.setdefault(key, []).append(row)
-        return cls(defs=defs, defs_lower=lower, refs=refs, refs_norm=norm)
+        # rows were appended in row order; sorting the keys once makes the file
+        # byte-identical whatever the set iteration order was
+        return cls(
+            defs=_sorted(defs),
+            defs_lower=_sorted(lower),
+            refs=_sorted(refs),
+            refs_norm=_sorted(norm),
+        )
 
     def definitions(self, name: str) -> list[int]:
         return self.defs.get(name, [])
