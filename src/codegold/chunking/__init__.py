@@ -35,6 +35,7 @@ from codegold.chunking.languages import (
     compiled_query,
     get_language,
     language_for_path,
+    query_digest,
     register_language,
     registered_languages,
 )
@@ -186,7 +187,7 @@ def _version(config: ChunkerConfig, specs: tuple[LanguageSpec, ...]) -> str:
                 "stopwords": sorted(spec.reference_stopwords),
                 "bodies": sorted(spec.body_types),
                 "closingWords": sorted(spec.closing_words),
-                "query": compiled_query(name).digest,
+                "query": query_digest(name),
             }
         )
     identity = {

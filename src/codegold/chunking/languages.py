@@ -352,6 +352,13 @@ class CompiledQuery:
 
 
 @functools.cache
+def query_digest(name: str) -> str:
+    """sha256 of a language's query text: what the chunker version needs, without
+    compiling the query (which costs tens of milliseconds per language)."""
+    return hashlib.sha256(get_language(name).query().encode("utf-8")).hexdigest()
+
+
+@functools.cache
 def compiled_query(name: str) -> CompiledQuery:
     """Compile a language's query (once per process), checking its definition kinds."""
     source = get_language(name).query()
@@ -361,8 +368,7 @@ def compiled_query(name: str) -> CompiledQuery:
         prefix, _, kind = capture.partition(".")
         if prefix in ("definition", "declaration") and kind not in CHUNK_KINDS | SYMBOL_KINDS:
             raise InputError(f"query of language {name!r}: unknown definition kind in @{capture}")
-    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
-    return CompiledQuery(query=query, digest=digest)
+    return CompiledQuery(query=query, digest=query_digest(name))
 
 
 for _spec in _BUILTINS:
