@@ -32,7 +32,6 @@ from codegold.chunking.heuristic import digest as heuristic_digest
 from codegold.chunking.languages import (
     ENTRY_POINT_GROUP,
     LanguageSpec,
-    compiled_query,
     get_language,
     language_for_path,
     query_digest,
