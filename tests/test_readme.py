@@ -82,3 +82,36 @@ def test_example_shows_reference_beating_plain_bm25(tmp_path: Path) -> None:
             "passRate"
         ]
     assert rates["hybrid"] > rates["bm25-window"]
+
+
+def test_two_fresh_runs_write_byte_identical_results(tmp_path: Path) -> None:
+    shutil.copytree(
+        ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("repo", "out")
+    )
+    subprocess.run(
+        [sys.executable, "examples/make_example_repo.py"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )
+    outputs = []
+    for name in ("a", "b"):
+        run_cli(
+            "run",
+            "--cases",
+            "examples/acme/suite.yaml",
+            "--repo",
+            "examples/repo",
+            "--out",
+            f"out/{name}",
+            "--embedder",
+            "none",
+            "--quiet",
+            cwd=tmp_path,
+            check=True,
+        )
+        summary = json.loads((tmp_path / "out" / name / "summary.json").read_text())
+        for manifest in summary["indexes"]:
+            manifest.pop("builtAt")  # the one wall-clock field, named for it
+        outputs.append(((tmp_path / "out" / name / "results.json").read_bytes(), summary))
+    assert outputs[0] == outputs[1]
