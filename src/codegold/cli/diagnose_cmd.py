@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from codegold.attempts import Attempt
+    from codegold.evaluate.records import CaseResult
 
 
 @click.command("diagnose")
@@ -42,7 +47,7 @@ def diagnose(
 ) -> None:
     """Explain failed cases of a run folder (the OUT of `run` or `eval`)."""
     from codegold.attempts import iter_attempts
-    from codegold.cli.pipeline import index_only_context
+    from codegold.cli.pipeline import diagnosis_context
     from codegold.diagnose.bundle import build_bundle, write_bundles
     from codegold.errors import InputError
     from codegold.report.artifacts import ATTEMPTS, load_results
@@ -57,20 +62,12 @@ def diagnose(
         attempts = {
             a.attempt_id: a for a in iter_attempts(run_dir / ATTEMPTS) if a.attempt_id in wanted
         }
-    from_index = index_only_context(index_dir or (run_dir / "index"))
-    index_for = from_index.index_for
-
     git = None
     if repo_path is not None:
         from codegold.corpus.git import GitRepo
 
         git = GitRepo(repo_path)
-
-    def read_text(rev: str, path: str) -> str | None:
-        if git is not None:
-            data = git.read_path(rev, path)
-            return data.decode("utf-8", errors="replace") if data is not None else None
-        return from_index.read_text(rev, path)
+    ctx = diagnosis_context(git, index_dir or (run_dir / "index"))
 
     try:
         for record in chosen:
@@ -82,8 +79,8 @@ def diagnose(
                 build_bundle(
                     r,
                     attempts.get(r.attempt_id or ""),
-                    index=index_for(r.repository_revision or ""),
-                    read_text=read_text,
+                    index=ctx.index_for(r.repository_revision or ""),
+                    read_text=ctx.text,
                 )
                 for r in chosen
                 if not r.passed
@@ -95,12 +92,7 @@ def diagnose(
             git.close()
 
 
-def _print_case(record: object, attempt: object, depth: int) -> None:
-    from codegold.attempts import Attempt
-    from codegold.evaluate.records import CaseResult
-
-    assert isinstance(record, CaseResult)
-    att = attempt if isinstance(attempt, Attempt) else None
+def _print_case(record: CaseResult, att: Attempt | None, depth: int) -> None:
     verdict = "PASS" if record.passed else ("INVALID" if not record.valid else "FAIL")
     click.echo(f"CASE {record.case_id} [{verdict}] attempt={record.attempt_id}")
     click.echo(f"  query:     {record.query}")

@@ -97,14 +97,16 @@ def _diagnose(
     the repository when one is given (if missing), else read from ``index_root``."""
     from codegold.attempts import iter_attempts
     from codegold.cli._progress import progress_bar
-    from codegold.cli.pipeline import diagnosis_context, ensure_indexes, index_only_context
+    from codegold.cli.pipeline import diagnosis_context, ensure_indexes
     from codegold.corpus.git import GitRepo
     from codegold.diagnose import diagnose_records
 
     failed_ids = {r.attempt_id for r in records if not r.passed and r.attempt_id}
     attempts = {a.attempt_id: a for a in iter_attempts(attempts_path) if a.attempt_id in failed_ids}
     if repo_path is None:
-        return diagnose_records(suite.by_id(), records, attempts, index_only_context(index_root))
+        return diagnose_records(
+            suite.by_id(), records, attempts, diagnosis_context(None, index_root)
+        )
     with GitRepo(repo_path) as git, progress_bar() as report:
         ensure_indexes(
             git,

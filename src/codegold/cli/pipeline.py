@@ -23,25 +23,6 @@ from codegold.retrieve.registry import RetrieverContext, make_retriever
 from codegold.retrieve.runner import RetrievalSession
 
 
-def diagnosis_context(git: GitRepo, index_root: Path) -> DiagnosisContext:
-    """Diagnosis reads codegold's own index of each revision, and file text from git."""
-    indexes: dict[str, LoadedIndex | None] = {}
-
-    def index_for(revision: str) -> LoadedIndex | None:
-        if revision not in indexes:
-            try:
-                indexes[revision] = open_index(index_root, revision)
-            except InputError:
-                indexes[revision] = None
-        return indexes[revision]
-
-    def read_text(revision: str, path: str) -> str | None:
-        data = git.read_path(revision, path)
-        return data.decode("utf-8", errors="replace") if data is not None else None
-
-    return DiagnosisContext(index_for=index_for, read_text=read_text)
-
-
 def text_from_index(index: LoadedIndex, path: str) -> str | None:
     """A file's text rebuilt from its chunks (enough for spans and excerpts) when no
     repository is at hand."""
@@ -58,8 +39,10 @@ def text_from_index(index: LoadedIndex, path: str) -> str | None:
     return "\n".join(lines)
 
 
-def index_only_context(index_root: Path) -> DiagnosisContext:
-    """Diagnosis from an existing codegold index alone (no repository)."""
+def diagnosis_context(git: GitRepo | None, index_root: Path) -> DiagnosisContext:
+    """Diagnosis reads codegold's own index of each revision (a revision without a
+    complete build gives None), and file text from git, or from the index's chunks
+    when no repository is at hand."""
     indexes: dict[str, LoadedIndex | None] = {}
 
     def index_for(revision: str) -> LoadedIndex | None:
@@ -71,6 +54,9 @@ def index_only_context(index_root: Path) -> DiagnosisContext:
         return indexes[revision]
 
     def read_text(revision: str, path: str) -> str | None:
+        if git is not None:
+            data = git.read_path(revision, path)
+            return data.decode("utf-8", errors="replace") if data is not None else None
         index = index_for(revision)
         return text_from_index(index, path) if index is not None else None
 
