@@ -12,7 +12,8 @@ import hashlib
 import re
 import time
 from datetime import UTC, datetime
-from typing import Any
+
+import msgspec
 
 from codegold import __version__
 from codegold.attempts import Attempt, RetrievedChunk, RetrieverInfo
@@ -127,10 +128,7 @@ class WindowBM25Retriever:
 
 
 def _with_score(chunk: RetrievedChunk, score: float) -> RetrievedChunk:
-    import msgspec
-
     return msgspec.structs.replace(chunk, score=round(score, 8))
 
 
 __all__ = ["WindowBM25Retriever", "plain_tokens"]
-del Any
