@@ -447,6 +447,22 @@ def redact(text: str) -> tuple[str, list[Finding]]:
     findings = find_secrets(text)
     if not findings:
         return text, []
+    out = _replace(text, findings)
+    # A replacement can join its neighbours into a new match (``u:a[REDACTED:…]@h``
+    # reads as URL credentials); redact again until nothing is found, so that
+    # redacting twice changes nothing. Each pass only shortens secrets to markers.
+    for _ in range(_MAX_PASSES):
+        again = find_secrets(out)
+        if not again:
+            break
+        out = _replace(out, again)
+    return out, findings
+
+
+_MAX_PASSES = 8
+
+
+def _replace(text: str, findings: list[Finding]) -> str:
     parts: list[str] = []
     pos = 0
     for f in findings:
@@ -454,7 +470,7 @@ def redact(text: str) -> tuple[str, list[Finding]]:
         parts.append(f"{MARKER}{f.kind.value}]")
         pos = f.end
     parts.append(text[pos:])
-    return "".join(parts), findings
+    return "".join(parts)
 
 
 def redact_json(
