@@ -91,48 +91,64 @@ def find_symbol_line(text: str, symbol: str) -> int | None:
     return None
 
 
+def _target_files(index: LoadedIndex, target: Target) -> tuple[str, ...]:
+    """Paths at the revision that the target's file or glob names."""
+    if target.file is not None:
+        return tuple(p for p in (target.file,) if p in index.inventory_by_path)
+    return tuple(p for p in sorted(index.inventory_by_path) if file_matches(p, target))
+
+
+def _locate_symbol(
+    symbol: str,
+    chunks: list[IndexedChunk],
+    files: tuple[str, ...],
+    file_text: dict[str, str],
+) -> tuple[bool, tuple[int, int] | None]:
+    """Whether the symbol is found, and where: by a chunk that names it, else by text."""
+    named = [c for c in chunks if symbol_matches(symbol, c.symbol, c.symbols)]
+    if named:
+        best = min(named, key=lambda c: (c.file, c.start_line))
+        return True, (best.start_line, best.end_line)
+    for path in files:
+        text = file_text.get(path)
+        line = find_symbol_line(text, symbol) if text is not None else None
+        if line is not None:
+            return True, (line, line)
+    return False, None
+
+
+def _cover(
+    chunks: list[IndexedChunk], file: str, span: tuple[int, int]
+) -> tuple[IndexedChunk | None, tuple[IndexedChunk, ...]]:
+    """One chunk of ``file`` covering the span, else consecutive chunks covering it."""
+    in_file = sorted(
+        (c for c in chunks if c.file == file), key=lambda c: (c.start_line, c.end_line)
+    )
+    covering = next((c for c in in_file if c.start_line <= span[0] and c.end_line >= span[1]), None)
+    if covering is not None:
+        return covering, ()
+    overlapping = [c for c in in_file if c.end_line >= span[0] and c.start_line <= span[1]]
+    if overlapping and _contiguous_cover(overlapping, span):
+        return None, tuple(overlapping)
+    return None, ()
+
+
 def target_facts(index: LoadedIndex, target: Target, file_text: dict[str, str]) -> TargetFacts:
     """Facts about one target; ``file_text`` supplies file contents by path when needed."""
-    if target.file is not None:
-        files = tuple(p for p in (target.file,) if p in index.inventory_by_path)
-    else:
-        files = tuple(p for p in sorted(index.inventory_by_path) if file_matches(p, target))
+    files = _target_files(index, target)
     inventory = tuple(index.inventory_by_path[p] for p in files)
     chunks = [index.chunks[r] for p in files for r in index.rows_by_file.get(p, [])]
     matching = tuple(c for c in chunks if indexed_chunk_matches(c, target))
     symbol_found: bool | None = None
-    span: tuple[int, int] | None = None
-    if target.lines is not None:
-        span = (target.lines.start, target.lines.end)
+    span = (target.lines.start, target.lines.end) if target.lines is not None else None
     if target.symbol is not None:
-        named = [c for c in chunks if symbol_matches(target.symbol, c.symbol, c.symbols)]
-        symbol_found = bool(named)
-        if span is None and named:
-            best = min(named, key=lambda c: (c.file, c.start_line))
-            span = (best.start_line, best.end_line)
-        if not named:
-            for path in files:
-                text = file_text.get(path)
-                line = find_symbol_line(text, target.symbol) if text is not None else None
-                if line is not None:
-                    symbol_found = True
-                    if span is None:
-                        span = (line, line)
-                    break
+        symbol_found, found_span = _locate_symbol(target.symbol, chunks, files, file_text)
+        span = span or found_span
     exists = bool(files) and symbol_found is not False
     covering: IndexedChunk | None = None
     boundary: tuple[IndexedChunk, ...] = ()
     if span is not None and files:
-        in_file = sorted(
-            (c for c in chunks if c.file == files[0]), key=lambda c: (c.start_line, c.end_line)
-        )
-        covering = next(
-            (c for c in in_file if c.start_line <= span[0] and c.end_line >= span[1]), None
-        )
-        if covering is None:
-            overlapping = [c for c in in_file if c.end_line >= span[0] and c.start_line <= span[1]]
-            if overlapping and _contiguous_cover(overlapping, span):
-                boundary = tuple(overlapping)
+        covering, boundary = _cover(chunks, files[0], span)
     return TargetFacts(
         target=target,
         files=files,

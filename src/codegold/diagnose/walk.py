@@ -1,6 +1,8 @@
 """The ordered boundary checks of SPEC §4, one cause per failed record.
 
-Order: invalid_run, stale_label, excluded_by_policy, not_chunked / metadata_mismatch /
+The walk is a sequence of small checks (``CHECKS``), in pipeline order: each looks at
+one boundary and either names the cause that broke there or passes on. Order:
+invalid_run, stale_label, excluded_by_policy, not_chunked / metadata_mismatch /
 chunk_boundary, query_rewrite, retrieval_miss, reranker_demotion, below_cutoff,
 forbidden_source, revision_mismatch. The first boundary that broke wins; a cause that
 needs data the attempt lacks is reported as ``undetermined`` with what it needs.
@@ -11,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import msgspec
@@ -19,15 +22,14 @@ from codegold import EVALUATOR_VERSION
 from codegold.attempts import Attempt, RetrievedChunk
 from codegold.cases.model import Group
 from codegold.cases.suite import ResolvedCase
-from codegold.corpus.model import FileStatus
+from codegold.diagnose.chunking import NOT_INDEXED, chunking_cause
 from codegold.diagnose.targets import TargetFacts, target_facts
 from codegold.evaluate.evaluator import chunk_matches
-from codegold.evaluate.match import file_matches
 from codegold.evaluate.records import CaseResult, Diagnosis
 from codegold.index.store import LoadedIndex
 from codegold.roles import OWNERS, Cause
 
-NOT_INDEXED = (FileStatus.EXCLUDED, FileStatus.BINARY, FileStatus.OVERSIZE)
+__all__ = ["CHECKS", "NOT_INDEXED", "DiagnosisContext", "diagnose_record", "diagnose_records"]
 
 
 @dataclass
@@ -47,19 +49,6 @@ class DiagnosisContext:
 
 def _diag(cause: Cause, detail: str, evidence: dict[str, Any]) -> Diagnosis:
     return Diagnosis(cause=cause.value, owner=OWNERS[cause], detail=detail, evidence=evidence)
-
-
-def _first_rank(
-    chunks: Sequence[RetrievedChunk] | None, group: Group, case: ResolvedCase
-) -> int | None:
-    if not chunks:
-        return None
-    for rank, chunk in enumerate(chunks, start=1):
-        if chunk.file.startswith(case.forbidden_path_prefixes or ("\0",)):
-            continue
-        if any(chunk_matches(chunk, t) for t in group.any_of):
-            return rank
-    return None
 
 
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*|[\w./-]+/[\w./-]+")
@@ -102,6 +91,218 @@ def _base_evidence(
     }
 
 
+@dataclass
+class Walk:
+    """One failed, valid record on its way through the boundary checks."""
+
+    case: ResolvedCase
+    record: CaseResult
+    attempt: Attempt
+    ctx: DiagnosisContext
+    index: LoadedIndex | None
+    evidence: dict[str, Any]
+
+    @cached_property
+    def missing(self) -> list[Group]:
+        return [g for g in self.case.groups if g.id in self.record.missing_group_ids]
+
+    @cached_property
+    def facts(self) -> dict[str, list[TargetFacts]]:
+        """What codegold's index and the revision's text say about each missing target."""
+        assert self.index is not None
+        facts = {g.id: [self._facts(t) for t in g.any_of] for g in self.missing}
+        self.evidence["groups"] = {gid: [f.as_evidence() for f in fs] for gid, fs in facts.items()}
+        return facts
+
+    def _facts(self, target: Any) -> TargetFacts:
+        assert self.index is not None
+        texts = {}
+        if target.file:
+            text = self.ctx.text(self.case.revision, target.file)
+            if text is not None:
+                texts[target.file] = text
+        return target_facts(self.index, target, texts)
+
+    @property
+    def live(self) -> bool:
+        """The attempt came from codegold's own index of this revision."""
+        manifest = self.attempt.index
+        return (
+            self.index is not None
+            and manifest is not None
+            and manifest.build_id == self.index.manifest.build_id
+        )
+
+    def diag(self, cause: Cause, detail: str, **extra: Any) -> Diagnosis:
+        return _diag(cause, detail, {**self.evidence, **extra} if extra else self.evidence)
+
+
+Check = Callable[[Walk], Diagnosis | None]
+
+
+def check_needs_repository(w: Walk) -> Diagnosis | None:
+    """Without codegold's index of the revision, the label and chunking checks are blind."""
+    if not w.missing or w.index is not None:
+        return None
+    return w.diag(
+        Cause.UNDETERMINED,
+        "undetermined: needs the repository at the pinned revision (pass --repo) to "
+        "tell stale labels, policy and chunking from ranking",
+    )
+
+
+def check_stale_label(w: Walk) -> Diagnosis | None:
+    """No alternative of a missing group exists at the revision."""
+    for g in w.missing:
+        facts = w.facts[g.id]
+        if any(f.exists for f in facts):
+            continue
+        first = facts[0]
+        why = (
+            "file does not exist"
+            if not first.files
+            else f"symbol {first.target.symbol!r} not found"
+        )
+        return w.diag(
+            Cause.STALE_LABEL,
+            f"group {g.id!r}: {first.target.describe()}: {why} at {w.case.revision[:12]}",
+        )
+    return None
+
+
+def check_excluded_by_policy(w: Walk) -> Diagnosis | None:
+    """It exists, but the path policy kept every existing copy out of the index."""
+    for g in w.missing:
+        existing = [f for f in w.facts[g.id] if f.exists]
+        if existing and all(all(e.status in NOT_INDEXED for e in f.inventory) for f in existing):
+            entry = existing[0].inventory[0]
+            return w.diag(
+                Cause.EXCLUDED_BY_POLICY,
+                f"group {g.id!r}: {entry.path} is {entry.status} by rule {entry.rule or '?'}",
+            )
+    return None
+
+
+def check_chunking(w: Walk) -> Diagnosis | None:
+    """Codegold's index (live) or the returned chunks (recorded) mis-cut the target."""
+    for g in w.missing:
+        found = chunking_cause(w.facts[g.id], w.attempt, w.case.cutoff, live=w.live)
+        if found is not None:
+            kind, detail = found
+            return w.diag(kind, f"group {g.id!r}: {detail}")
+    return None
+
+
+def check_query_rewrite(w: Walk) -> Diagnosis | None:
+    """The rewrite lost an identifier or path of the raw query."""
+    rewritten = w.attempt.rewritten_query
+    if not w.missing or rewritten is None or rewritten == w.case.query:
+        return None
+    lost = dropped_terms(w.case.query, rewritten)
+    if not lost:
+        return None
+    w.evidence["droppedTerms"] = lost
+    return w.diag(
+        Cause.QUERY_REWRITE,
+        f"the rewrite dropped {', '.join(repr(t) for t in lost)} from the raw query",
+    )
+
+
+def _first_rank(
+    chunks: Sequence[RetrievedChunk] | None, group: Group, case: ResolvedCase
+) -> int | None:
+    if not chunks:
+        return None
+    for rank, chunk in enumerate(chunks, start=1):
+        if chunk.file.startswith(case.forbidden_path_prefixes or ("\0",)):
+            continue
+        if any(chunk_matches(chunk, t) for t in group.any_of):
+            return rank
+    return None
+
+
+def _rank_cause(w: Walk, g: Group, pre: int | None, post: int | None) -> Diagnosis | None:
+    cutoff = w.case.cutoff
+    if post is None and w.attempt.candidates is None:
+        return w.diag(
+            Cause.UNDETERMINED,
+            f"undetermined: group {g.id!r} is absent from the ranked list; needs the "
+            "pre-rerank candidates to tell a retrieval miss from a reranker drop",
+        )
+    if pre is None and post is None:
+        return w.diag(
+            Cause.RETRIEVAL_MISS,
+            f"group {g.id!r}: a correct chunk is indexed but never entered the "
+            f"{len(w.attempt.candidates or ())} candidates",
+        )
+    if pre is not None and pre <= cutoff and (post is None or post > cutoff):
+        where = f"rank {post}" if post else "out of the list"
+        return w.diag(
+            Cause.RERANKER_DEMOTION,
+            f"group {g.id!r}: rank {pre} before reranking, {where} after (cutoff {cutoff})",
+        )
+    if post is not None and post > cutoff:
+        return w.diag(
+            Cause.BELOW_CUTOFF,
+            f"group {g.id!r}: first correct chunk at rank {post}, cutoff {cutoff}",
+        )
+    if post is None:
+        return w.diag(
+            Cause.BELOW_CUTOFF,
+            f"group {g.id!r}: candidate at rank {pre} before reranking, dropped after",
+        )
+    return None
+
+
+def check_ranking(w: Walk) -> Diagnosis | None:
+    """Retrieval, reranking and the cutoff, group by group."""
+    for g in w.missing:
+        pre = _first_rank(w.attempt.candidates, g, w.case)
+        post = _first_rank(w.attempt.ranked, g, w.case)
+        w.evidence.setdefault("ranks", {})[g.id] = {"preRerank": pre, "postRerank": post}
+        found = _rank_cause(w, g, pre, post)
+        if found is not None:
+            return found
+    return None
+
+
+def check_forbidden_source(w: Walk) -> Diagnosis | None:
+    """A forbidden path reached the cutoff."""
+    if not w.record.forbidden_chunk_ids:
+        return None
+    trap = next(e for e in w.record.ranked if e.match == "forbidden")
+    return w.diag(
+        Cause.FORBIDDEN_SOURCE,
+        f"forbidden {trap.file} reached rank {trap.rank} (cutoff {w.case.cutoff})",
+        forbiddenChunkIds=w.record.forbidden_chunk_ids,
+    )
+
+
+def check_revision_mismatch(w: Walk) -> Diagnosis | None:
+    """Chunks within the cutoff come from another revision."""
+    if not w.record.revision_mismatches:
+        return None
+    return w.diag(
+        Cause.REVISION_MISMATCH,
+        f"{len(w.record.revision_mismatches)} chunk(s) within the cutoff come from "
+        "another revision",
+        revisionMismatches=w.record.revision_mismatches,
+    )
+
+
+CHECKS: tuple[Check, ...] = (
+    check_needs_repository,
+    check_stale_label,
+    check_excluded_by_policy,
+    check_chunking,
+    check_query_rewrite,
+    check_ranking,
+    check_forbidden_source,
+    check_revision_mismatch,
+)
+"""The boundaries in pipeline order; the first that names a cause wins."""
+
+
 def diagnose_record(
     case: ResolvedCase,
     record: CaseResult,
@@ -112,209 +313,14 @@ def diagnose_record(
     if record.passed:
         return None
     if not record.valid or attempt is None:
-        return record.diagnosis
+        return record.diagnosis  # invalid_run / no_attempt, named by the evaluator
     index = ctx.index_for(case.revision)
-    evidence = _base_evidence(case, attempt, index)
-    missing = [g for g in case.groups if g.id in record.missing_group_ids]
-    cutoff = case.cutoff
-
-    if missing:
-        if index is None:
-            return _diag(
-                Cause.UNDETERMINED,
-                "undetermined: needs the repository at the pinned revision (pass --repo) to "
-                "tell stale labels, policy and chunking from ranking",
-                evidence,
-            )
-        facts: dict[str, list[TargetFacts]] = {}
-        for g in missing:
-            texts = {}
-            for t in g.any_of:
-                for path in [t.file] if t.file else []:
-                    text = ctx.text(case.revision, path)
-                    if text is not None:
-                        texts[path] = text
-            facts[g.id] = [target_facts(index, t, texts) for t in g.any_of]
-        evidence["groups"] = {gid: [f.as_evidence() for f in fs] for gid, fs in facts.items()}
-        live = attempt.index is not None and attempt.index.build_id == index.manifest.build_id
-
-        # 1. stale label: no alternative of a group exists at the revision
-        for g in missing:
-            if not any(f.exists for f in facts[g.id]):
-                first = facts[g.id][0]
-                why = (
-                    "file does not exist"
-                    if not first.files
-                    else f"symbol {first.target.symbol!r} not found"
-                )
-                return _diag(
-                    Cause.STALE_LABEL,
-                    f"group {g.id!r}: {first.target.describe()}: {why} at {case.revision[:12]}",
-                    evidence,
-                )
-        # 2. excluded by policy: it exists, but the policy kept every copy out
-        for g in missing:
-            existing = [f for f in facts[g.id] if f.exists]
-            if existing and all(
-                all(e.status in NOT_INDEXED for e in f.inventory) for f in existing
-            ):
-                entry = existing[0].inventory[0]
-                return _diag(
-                    Cause.EXCLUDED_BY_POLICY,
-                    f"group {g.id!r}: {entry.path} is {entry.status} by rule {entry.rule or '?'}",
-                    evidence,
-                )
-        # 3. chunking: codegold's index (live) or the returned chunks (recorded)
-        for g in missing:
-            cause = _chunking_cause(g, facts[g.id], attempt, cutoff, live)
-            if cause is not None:
-                kind, detail = cause
-                return _diag(kind, f"group {g.id!r}: {detail}", evidence)
-        # 4. query rewrite
-        if attempt.rewritten_query is not None and attempt.rewritten_query != case.query:
-            lost = dropped_terms(case.query, attempt.rewritten_query)
-            if lost:
-                evidence["droppedTerms"] = lost
-                return _diag(
-                    Cause.QUERY_REWRITE,
-                    f"the rewrite dropped {', '.join(repr(t) for t in lost)} from the raw query",
-                    evidence,
-                )
-        # 5-7. retrieval, reranking, cutoff
-        for g in missing:
-            pre = _first_rank(attempt.candidates, g, case)
-            post = _first_rank(attempt.ranked, g, case)
-            evidence.setdefault("ranks", {})[g.id] = {"preRerank": pre, "postRerank": post}
-            if post is None and attempt.candidates is None:
-                return _diag(
-                    Cause.UNDETERMINED,
-                    f"undetermined: group {g.id!r} is absent from the ranked list; needs the "
-                    "pre-rerank candidates to tell a retrieval miss from a reranker drop",
-                    evidence,
-                )
-            if pre is None and post is None:
-                return _diag(
-                    Cause.RETRIEVAL_MISS,
-                    f"group {g.id!r}: a correct chunk is indexed but never entered the "
-                    f"{len(attempt.candidates or ())} candidates",
-                    evidence,
-                )
-            if pre is not None and pre <= cutoff and (post is None or post > cutoff):
-                where = f"rank {post}" if post else "out of the list"
-                return _diag(
-                    Cause.RERANKER_DEMOTION,
-                    f"group {g.id!r}: rank {pre} before reranking, {where} after (cutoff {cutoff})",
-                    evidence,
-                )
-            if post is not None and post > cutoff:
-                return _diag(
-                    Cause.BELOW_CUTOFF,
-                    f"group {g.id!r}: first correct chunk at rank {post}, cutoff {cutoff}",
-                    evidence,
-                )
-            if post is None:
-                return _diag(
-                    Cause.BELOW_CUTOFF,
-                    f"group {g.id!r}: candidate at rank {pre} before reranking, dropped after",
-                    evidence,
-                )
-    if record.forbidden_chunk_ids:
-        trap = next(e for e in record.ranked if e.match == "forbidden")
-        return _diag(
-            Cause.FORBIDDEN_SOURCE,
-            f"forbidden {trap.file} reached rank {trap.rank} (cutoff {cutoff})",
-            {**evidence, "forbiddenChunkIds": record.forbidden_chunk_ids},
-        )
-    if record.revision_mismatches:
-        return _diag(
-            Cause.REVISION_MISMATCH,
-            f"{len(record.revision_mismatches)} chunk(s) within the cutoff come from "
-            "another revision",
-            {**evidence, "revisionMismatches": record.revision_mismatches},
-        )
-    return _diag(
-        Cause.UNDETERMINED, "undetermined: no boundary check explains this failure", evidence
-    )
-
-
-def _split(f: TargetFacts) -> tuple[Cause, str]:
-    spans = ", ".join(f"{c.start_line}-{c.end_line}" for c in f.boundary_chunks)
-    where = f"{f.span[0]}-{f.span[1]}" if f.span else "?"
-    return (
-        Cause.CHUNK_BOUNDARY,
-        f"{f.target.describe()} spans lines {where}; split across chunks {spans}",
-    )
-
-
-def _chunking_cause(
-    group: Group,
-    facts: list[TargetFacts],
-    attempt: Attempt,
-    cutoff: int,
-    live: bool,
-) -> tuple[Cause, str] | None:
-    existing = [
-        f for f in facts if f.exists and any(e.status not in NOT_INDEXED for e in f.inventory)
-    ]
-    if not existing:
-        return None
-    if live:
-        indexed = [f for f in existing if f.matching_chunks]
-        if indexed:
-            # some alternative is indexed with the right file, symbol and role; only a
-            # labelled span that every such alternative has split is the chunker's doing
-            def whole(f: TargetFacts) -> bool:
-                return f.span is None or any(
-                    c.start_line <= f.span[0] and c.end_line >= f.span[1] for c in f.matching_chunks
-                )
-
-            if any(whole(f) for f in indexed) or not all(f.boundary_chunks for f in indexed):
-                return None
-            return _split(indexed[0])
-        for f in existing:
-            if f.covering_chunk is not None:
-                c = f.covering_chunk
-                return (
-                    Cause.METADATA_MISMATCH,
-                    f"chunk {c.chunk_id} ({c.file}:{c.start_line}-{c.end_line}) covers "
-                    f"{f.target.describe()} but says symbol={c.symbol!r} role={c.role}",
-                )
-        for f in existing:
-            if f.boundary_chunks:
-                return _split(f)
-        f = existing[0]
-        return (
-            Cause.NOT_CHUNKED,
-            f"{f.target.describe()} exists (lines {f.span}) but no chunk covers it",
-        )
-    # recorded: compare the returned chunks' spans with the definition's span
-    returned = list(attempt.ranked[:cutoff]) + list(attempt.candidates or ())
-    for f in existing:
-        if f.span is None:
-            continue
-        start, end = f.span
-        same_file = [c for c in returned if file_matches(c.file, f.target)]
-        for r in same_file:
-            if r.start_line <= start and r.end_line >= end and not chunk_matches(r, f.target):
-                return (
-                    Cause.METADATA_MISMATCH,
-                    f"returned chunk {r.chunk_id} ({r.file}:{r.start_line}-{r.end_line}) covers "
-                    f"{f.target.describe()} at {start}-{end} but says "
-                    f"symbol={r.symbol!r} role={r.role}",
-                )
-        parts = sorted(
-            {
-                (r.start_line, r.end_line)
-                for r in same_file
-                if r.end_line >= start and r.start_line <= end
-            }
-        )
-        if len(parts) >= 2 and parts[0][0] <= start and max(p[1] for p in parts) >= end:
-            return (
-                Cause.CHUNK_BOUNDARY,
-                f"{f.target.describe()} at {start}-{end} came back split as {parts}",
-            )
-    return None
+    walk = Walk(case, record, attempt, ctx, index, _base_evidence(case, attempt, index))
+    for check in CHECKS:
+        found = check(walk)
+        if found is not None:
+            return found
+    return walk.diag(Cause.UNDETERMINED, "undetermined: no boundary check explains this failure")
 
 
 def diagnose_records(

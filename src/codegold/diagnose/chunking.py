@@ -1,0 +1,124 @@
+"""The chunking boundary: is the target cut into a chunk that says what it is?
+
+Live runs ask codegold's own index; recorded runs compare the returned chunks' spans
+with the target's span. Each answer is ``(cause, detail)`` or None to pass on.
+"""
+
+from __future__ import annotations
+
+from codegold.attempts import Attempt, RetrievedChunk
+from codegold.corpus.model import FileStatus
+from codegold.diagnose.targets import TargetFacts
+from codegold.evaluate.evaluator import chunk_matches
+from codegold.evaluate.match import file_matches
+from codegold.roles import Cause
+
+NOT_INDEXED = (FileStatus.EXCLUDED, FileStatus.BINARY, FileStatus.OVERSIZE)
+
+Found = tuple[Cause, str]
+
+
+def _indexed(f: TargetFacts) -> bool:
+    return f.exists and any(e.status not in NOT_INDEXED for e in f.inventory)
+
+
+def _split(f: TargetFacts) -> Found:
+    spans = ", ".join(f"{c.start_line}-{c.end_line}" for c in f.boundary_chunks)
+    where = f"{f.span[0]}-{f.span[1]}" if f.span else "?"
+    return (
+        Cause.CHUNK_BOUNDARY,
+        f"{f.target.describe()} spans lines {where}; split across chunks {spans}",
+    )
+
+
+def _whole(f: TargetFacts) -> bool:
+    """Some chunk that satisfies the target covers its whole span."""
+    return f.span is None or any(
+        c.start_line <= f.span[0] and c.end_line >= f.span[1] for c in f.matching_chunks
+    )
+
+
+def _live_found(indexed: list[TargetFacts]) -> Found | None:
+    """Some alternative is indexed with the right file, symbol and role: only a labelled
+    span that every such alternative has split is the chunker's doing."""
+    if any(_whole(f) for f in indexed) or not all(f.boundary_chunks for f in indexed):
+        return None
+    return _split(indexed[0])
+
+
+def _live_missed(existing: list[TargetFacts]) -> Found:
+    """No chunk satisfies any alternative: wrong metadata, a split, or no chunk at all."""
+    for f in existing:
+        c = f.covering_chunk
+        if c is not None:
+            return (
+                Cause.METADATA_MISMATCH,
+                f"chunk {c.chunk_id} ({c.file}:{c.start_line}-{c.end_line}) covers "
+                f"{f.target.describe()} but says symbol={c.symbol!r} role={c.role}",
+            )
+    for f in existing:
+        if f.boundary_chunks:
+            return _split(f)
+    f = existing[0]
+    return (
+        Cause.NOT_CHUNKED,
+        f"{f.target.describe()} exists (lines {f.span}) but no chunk covers it",
+    )
+
+
+def live_chunking_cause(existing: list[TargetFacts]) -> Found | None:
+    indexed = [f for f in existing if f.matching_chunks]
+    if indexed:
+        return _live_found(indexed)
+    return _live_missed(existing)
+
+
+def _recorded_target(f: TargetFacts, returned: list[RetrievedChunk]) -> Found | None:
+    if f.span is None:
+        return None
+    start, end = f.span
+    same_file = [c for c in returned if file_matches(c.file, f.target)]
+    for r in same_file:
+        if r.start_line <= start and r.end_line >= end and not chunk_matches(r, f.target):
+            return (
+                Cause.METADATA_MISMATCH,
+                f"returned chunk {r.chunk_id} ({r.file}:{r.start_line}-{r.end_line}) covers "
+                f"{f.target.describe()} at {start}-{end} but says "
+                f"symbol={r.symbol!r} role={r.role}",
+            )
+    parts = sorted(
+        {
+            (r.start_line, r.end_line)
+            for r in same_file
+            if r.end_line >= start and r.start_line <= end
+        }
+    )
+    if len(parts) >= 2 and parts[0][0] <= start and max(p[1] for p in parts) >= end:
+        return (
+            Cause.CHUNK_BOUNDARY,
+            f"{f.target.describe()} at {start}-{end} came back split as {parts}",
+        )
+    return None
+
+
+def recorded_chunking_cause(
+    existing: list[TargetFacts], attempt: Attempt, cutoff: int
+) -> Found | None:
+    returned = list(attempt.ranked[:cutoff]) + list(attempt.candidates or ())
+    for f in existing:
+        found = _recorded_target(f, returned)
+        if found is not None:
+            return found
+    return None
+
+
+def chunking_cause(
+    facts: list[TargetFacts], attempt: Attempt, cutoff: int, *, live: bool
+) -> Found | None:
+    """The chunking cause for one missing group, or None when chunking is not to blame."""
+    existing = [f for f in facts if _indexed(f)]
+    if not existing:
+        return None
+    if live:
+        return live_chunking_cause(existing)
+    return recorded_chunking_cause(existing, attempt, cutoff)
