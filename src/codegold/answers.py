@@ -143,7 +143,7 @@ def load_answers(path: str | Path) -> list[LoggedAnswer]:
         raise InputError("no such file", file=str(p)) from None
     out: list[LoggedAnswer] = []
     seen: set[str] = set()
-    for number, line in enumerate(data.splitlines(), start=1):
+    for number, line in enumerate(data.split(b"\n"), start=1):
         if not line.strip():
             continue
         try:

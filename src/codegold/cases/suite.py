@@ -155,7 +155,7 @@ def _parse_document(path: Path, text: str) -> Any:
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
         cases: list[Any] = []
-        for number, line in enumerate(text.splitlines(), start=1):
+        for number, line in enumerate(text.split("\n"), start=1):
             if not line.strip():
                 continue
             try:
@@ -179,7 +179,7 @@ def _parse_document(path: Path, text: str) -> Any:
 
 def _jsonl_line(text: str, index: int) -> int | None:
     seen = -1
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if line.strip():
             seen += 1
             if seen == index:

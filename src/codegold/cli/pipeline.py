@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from codegold._io import write_jsonl_atomic
+from codegold._lines import split_lines
 from codegold.cases import load_suite
 from codegold.cli._progress import echo_err, progress_bar
 from codegold.corpus.git import GitRepo
@@ -33,7 +34,7 @@ def text_from_index(index: LoadedIndex, path: str) -> str | None:
     lines = [""] * end
     for r in rows:
         chunk = index.chunks[r]
-        for i, line in enumerate(chunk.text.splitlines()):
+        for i, line in enumerate(split_lines(chunk.text)):
             if chunk.start_line - 1 + i < end:
                 lines[chunk.start_line - 1 + i] = line
     return "\n".join(lines)

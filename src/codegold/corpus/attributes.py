@@ -148,7 +148,7 @@ def parse_gitattributes(files: Iterable[tuple[str, str]]) -> GitAttributes:
     lines: list[_Line] = []
     for file_path, text in ordered:
         base = file_path[: -len(ATTRIBUTES_FILE)]
-        for raw in text.splitlines():
+        for raw in text.split("\n"):
             split = _split_line(raw)
             if split is None:
                 continue

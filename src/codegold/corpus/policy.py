@@ -400,9 +400,9 @@ def generated_marker(content: bytes) -> str | None:
     start, end = content[:HEADER_BYTES], content[-HEADER_BYTES:]
     if not any(word in part for word in _MAYBE_MARKED for part in (start, end)):
         return None  # the common case, decided by a fast substring search
-    head_lines = start.splitlines()
+    head_lines = start.split(b"\n")
     head = _comment_lines(head_lines)
-    tail = _comment_lines(end.splitlines()[-_TAIL_LINES:])
+    tail = _comment_lines(end.rstrip(b"\n").split(b"\n")[-_TAIL_LINES:])
     for name, regex in _STRONG_MARKERS:
         if any(regex.search(line) for line in head) or any(regex.search(ln) for ln in tail):
             return name

@@ -31,9 +31,10 @@ def _chunk_row(rank: int, c: RetrievedChunk) -> dict[str, Any]:
 
 def excerpt(text: str, span: tuple[int, int]) -> dict[str, Any]:
     """Lines around ``span`` (1-based, inclusive), secrets redacted."""
+    from codegold._lines import split_lines
     from codegold.report.redact import redact
 
-    lines = text.splitlines()
+    lines = split_lines(text)
     start = max(1, span[0] - EXCERPT_CONTEXT)
     end = min(len(lines), span[1] + EXCERPT_CONTEXT, start + EXCERPT_MAX_LINES - 1)
     body = "\n".join(lines[start - 1 : end])

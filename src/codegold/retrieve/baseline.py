@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 import msgspec
 
 from codegold import __version__
+from codegold._lines import split_lines
 from codegold.attempts import Attempt, RetrievedChunk, RetrieverInfo
 from codegold.cases.model import Context
 from codegold.corpus.git import GitRepo
@@ -68,7 +69,7 @@ class WindowBM25Retriever:
         windows: list[RetrievedChunk] = []
         docs: list[list[str]] = []
         for entry in entries:
-            lines = blobs[entry.blob].decode("utf-8", errors="replace").splitlines()
+            lines = split_lines(blobs[entry.blob].decode("utf-8", errors="replace"))
             defs = sorted(defs_by_file.get(entry.path, []))
             for start in range(0, max(len(lines), 1), window_lines):
                 end = min(start + window_lines, len(lines))
