@@ -32,6 +32,10 @@ class IndexManifest(_Model, frozen=True):
     repository: str | None = None
     files_indexed: int | None = None
     chunks: int | None = None
+    # Files listed in the tree whose blob is missing from the object database, and
+    # Git LFS pointers (content outside git): recorded, never indexed (None when 0).
+    files_unreadable: int | None = None
+    lfs_pointers: int | None = None
 
 
 class RetrievedChunk(_Model, frozen=True):

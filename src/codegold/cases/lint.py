@@ -67,6 +67,7 @@ Renames = Callable[[str, str], Mapping[str, str]]
 """``(old revision, new revision) -> {old path: new path}`` (``GitRepo.renames``)."""
 
 _INDEXED = (FileStatus.INDEXED, FileStatus.UNPARSABLE)
+_UNCHECKABLE = (FileStatus.LFS_POINTER, FileStatus.UNREADABLE)
 # File roles that give every chunk of the file their own role (chunking.role_for_file).
 _ROLE_BY_PATH = (
     FileRole.TEST,
@@ -97,6 +98,8 @@ class Check(StrEnum):
     MISSING_SYMBOL = "missing_symbol"
     SYMBOL_NOT_CHUNKED = "symbol_not_chunked"
     EXCLUDED_BY_POLICY = "excluded_by_policy"
+    LFS_POINTER = "lfs_pointer"
+    UNREADABLE_FILE = "unreadable_file"
     ROLE_MISMATCH = "role_mismatch"
     LINES_MISMATCH = "lines_mismatch"
     FORBIDDEN_PREFIX_UNUSED = "forbidden_prefix_unused"
@@ -183,7 +186,7 @@ class _Document:
         self._lines: list[int] = []
         self._root: Any = None
         if self._jsonl:
-            self._lines = [n for n, ln in enumerate(text.splitlines(), start=1) if ln.strip()]
+            self._lines = [n for n, ln in enumerate(text.split("\n"), start=1) if ln.strip()]
         elif len(text) < 5_000_000:
             try:
                 self._root = yaml.compose(
@@ -620,6 +623,22 @@ def _lint_target(out: _Collector, where: tuple[str, int], rev: _Revision, slot: 
             )
         return
     place = t.file or f"any file matching {t.file_pattern!r}"
+    if all(e.status in _UNCHECKABLE for e in facts.inventory):
+        e = facts.inventory[0]
+        lfs = e.status is FileStatus.LFS_POINTER
+        out.add(
+            Severity.WARNING,
+            Check.LFS_POINTER if lfs else Check.UNREADABLE_FILE,
+            where,
+            [*slot.parts, "file" if t.file else "filePattern"],
+            f"{e.path} is a Git LFS pointer at {rev.short}: its content is stored outside "
+            "git, so codegold neither indexes it nor checks symbol, roles or lines"
+            if lfs
+            else f"{e.path} is listed at {rev.short} but its blob is missing from the "
+            "repository's object database (a partial clone or a damaged copy): it is not "
+            "indexed, and symbol, roles and lines are not checked",
+        )
+        return
     if t.symbol is not None and facts.symbol_found is False:
         elsewhere = [c for c in rev.definitions(t.symbol, exact=True) if c.file not in facts.files]
         hint = ""

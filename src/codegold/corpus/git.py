@@ -13,6 +13,7 @@ large read can never deadlock on full pipes.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import re
 import shutil
@@ -30,10 +31,22 @@ from codegold.corpus.attributes import ATTRIBUTES_FILE, GitAttributes, parse_git
 from codegold.corpus.model import FileEntry
 from codegold.errors import EnvironmentProblem, InputError
 
-__all__ = ["MODE_GITLINK", "MODE_SYMLINK", "GitRepo"]
+__all__ = [
+    "MISSING_OBJECT",
+    "MODE_GITLINK",
+    "MODE_SYMLINK",
+    "NAME_COLLISION",
+    "GitRepo",
+    "decode_path",
+    "unsafe_path",
+]
 
 MODE_SYMLINK: Final = "120000"
 MODE_GITLINK: Final = "160000"
+
+# FileEntry.problem values (unsafe paths carry their own "unsafe-path:..." text).
+MISSING_OBJECT: Final = "missing-object"
+NAME_COLLISION: Final = "non-utf8-name-collision"
 
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 # Environment variables that would redirect git to another repository, index or
@@ -62,6 +75,35 @@ def _clean_env(*, isolate_system_config: bool) -> dict[str, str]:
     if isolate_system_config:
         env["GIT_CONFIG_NOSYSTEM"] = "1"
     return env
+
+
+def decode_path(raw: bytes) -> tuple[str, bool]:
+    """A tree path as text, and whether it had to be escaped.
+
+    Valid UTF-8 decodes as is. Anything else keeps its valid parts and spells each
+    undecodable byte as ``\\xNN`` (Python's ``backslashreplace``), the same way on
+    every read, so such a file is indexed, cached, written to JSON and looked up
+    again under one stable name.
+    """
+    try:
+        return raw.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "backslashreplace"), True
+
+
+def unsafe_path(path: str) -> str | None:
+    """Why a tree path must never be returned, or None when it is an ordinary path.
+
+    git stores any tree it is handed (``git mktree``), but refuses to check out an
+    entry named ``..``, ``.`` or ``.git`` (in any case, with or without trailing dots
+    or spaces, which some file systems drop); codegold treats them the same way.
+    """
+    for part in path.split("/"):
+        if part in ("", ".", ".."):
+            return f"unsafe-path:{part or 'empty'}-component"
+        if part.rstrip(". ").casefold() == ".git" or part.casefold() == "git~1":
+            return "unsafe-path:.git-component"
+    return None
 
 
 class _CatFile:
@@ -374,14 +416,32 @@ class GitRepo:
                 size = b"0"
             elif kind != b"blob":  # pragma: no cover - ls-tree -r lists no trees
                 continue
+            path, escaped = decode_path(raw_path)
+            problem = unsafe_path(path)
+            if problem is None and not size.isdigit():
+                # `ls-tree -l` prints BAD when the object is not in the database
+                # (a partial clone, a damaged snapshot): list it, never read it.
+                problem = MISSING_OBJECT
             entries.append(
                 FileEntry(
-                    path=raw_path.decode("utf-8", "surrogateescape"),
+                    path=path,
                     blob=obj.decode("ascii"),
-                    size=int(size),
+                    size=int(size) if size.isdigit() else 0,
                     mode=mode.decode("ascii"),
+                    problem=problem,
+                    escaped=escaped,
                 )
             )
+        if any(e.escaped for e in entries):
+            # An escaped non-UTF-8 name that spells another entry's real name (a file
+            # literally called "caf\\xe9.py"): the real name keeps it.
+            real = {e.path for e in entries if not e.escaped}
+            entries = [
+                dataclasses.replace(e, problem=NAME_COLLISION)
+                if e.escaped and e.path in real
+                else e
+                for e in entries
+            ]
         return entries
 
     def read_blobs(self, shas: Iterable[str]) -> Generator[tuple[str, bytes], None, None]:
@@ -415,12 +475,13 @@ class GitRepo:
 
     def _lookup(self, sha: str, path: str, *, content: bool) -> tuple[str, bytes] | None:
         """``(blob id, content)`` of ``path`` in commit ``sha``; None if not a file there."""
-        if not path or path.startswith(("./", "../", "/")) or "\0" in path:
+        if not path or "\0" in path or unsafe_path(path) is not None:
             return None
-        if "\n" in path or "\r" in path:
+        if "\n" in path or "\r" in path or "\\" in path:
             # The batch protocol is line based: find such a path in the listing.
+            # (and an escaped non-UTF-8 name has no other spelling git understands).
             for entry in self.list_files(sha):
-                if entry.path == path:
+                if entry.path == path and entry.problem is None:
                     data = next(iter(self.read_blobs([entry.blob])))[1] if content else b""
                     return entry.blob, data
             return None
@@ -454,6 +515,7 @@ class GitRepo:
             e
             for e in listing
             if e.mode != MODE_SYMLINK
+            and e.problem is None
             and (e.path == ATTRIBUTES_FILE or e.path.endswith("/" + ATTRIBUTES_FILE))
         ]
         texts = dict(self.read_blobs(sorted({e.blob for e in sources})))

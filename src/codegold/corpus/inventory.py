@@ -15,13 +15,27 @@ from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from codegold.corpus.attributes import AttributeValue
-from codegold.corpus.git import MODE_GITLINK, MODE_SYMLINK, GitRepo
+from codegold.corpus.git import MISSING_OBJECT, MODE_GITLINK, MODE_SYMLINK, GitRepo
 from codegold.corpus.model import FileEntry, FileRole, FileStatus, InventoryEntry
 from codegold.corpus.policy import Classification, PathPolicy
 
-__all__ = ["Inventory", "build_inventory"]
+__all__ = ["LFS_RULE", "Inventory", "build_inventory", "is_lfs_pointer"]
 
 LanguageOf = Callable[[str], str | None]
+
+LFS_RULE = "git-lfs-pointer"
+_LFS_VERSION = b"version https://git-lfs.github.com/spec/"
+_LFS_MAX_BYTES = 1024  # the LFS specification caps a pointer file at 1024 bytes
+
+
+def is_lfs_pointer(data: bytes) -> bool:
+    """Whether ``data`` is a Git LFS pointer file (the spec's ``version``/``oid`` lines)."""
+    return (
+        len(data) < _LFS_MAX_BYTES
+        and data.startswith(_LFS_VERSION)
+        and b"\noid sha256:" in data
+        and b"\nsize " in data
+    )
 
 
 class Inventory(NamedTuple):
@@ -58,7 +72,10 @@ def build_inventory(
 
     Symlinks are EXCLUDED with rule ``symlink`` (their blob is a path, not code, and
     following them could leave the commit); submodules are EXCLUDED with rule
-    ``submodule`` (their content is another repository). ``language_of`` maps a
+    ``submodule`` (their content is another repository). Paths git would refuse to
+    check out (``..``, ``.git`` components) are EXCLUDED with their ``unsafe-path:``
+    rule and never read; blobs missing from the object database are UNREADABLE
+    (rule ``missing-object``); Git LFS pointers are LFS_POINTER. ``language_of`` maps a
     path to its language name (the chunking module's ``language_for_path``).
     """
     sha = repo.resolve(revision)
@@ -70,6 +87,16 @@ def build_inventory(
     pending: list[FileEntry] = []
     for file in files:
         attrs = attributes.lookup(file.path) if attributes else no_attrs
+        if file.problem is not None:
+            # Never read: a path checkout would refuse, or an object git does not have.
+            role = policy.classify(file.path, None, attrs).role
+            status = (
+                FileStatus.UNREADABLE if file.problem == MISSING_OBJECT else FileStatus.EXCLUDED
+            )
+            decided[file.path] = _entry(
+                file, Classification(status, role, file.problem), language_of
+            )
+            continue
         if file.mode in (MODE_SYMLINK, MODE_GITLINK):
             role = policy.classify(file.path, None, attrs).role
             rule = "symlink" if file.mode == MODE_SYMLINK else "submodule"
@@ -90,6 +117,8 @@ def build_inventory(
             data = blobs[file.blob]
             attrs = attributes.lookup(file.path) if attributes else no_attrs
             result = policy.classify(file.path, data, attrs, size=file.size)
+            if result.status is FileStatus.INDEXED and is_lfs_pointer(data):
+                result = Classification(FileStatus.LFS_POINTER, result.role, LFS_RULE)
             decided[file.path] = _entry(file, result, language_of)
             if result.status is FileStatus.INDEXED:
                 contents[file.path] = data

@@ -25,6 +25,8 @@ class FileStatus(StrEnum):
     BINARY = "binary"
     OVERSIZE = "oversize"
     UNPARSABLE = "unparsable"
+    UNREADABLE = "unreadable"  # listed in the tree, missing from the object database
+    LFS_POINTER = "lfs-pointer"  # a Git LFS pointer: the content lives outside git
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +37,8 @@ class FileEntry:
     blob: str
     size: int
     mode: str
+    problem: str | None = None  # why it is never read: MISSING_OBJECT, "unsafe-path:..."
+    escaped: bool = False  # the name was not UTF-8; ``path`` spells it escaped
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,13 @@ from codegold.evaluate.evaluator import chunk_matches
 from codegold.evaluate.match import file_matches
 from codegold.roles import Cause
 
-NOT_INDEXED = (FileStatus.EXCLUDED, FileStatus.BINARY, FileStatus.OVERSIZE)
+NOT_INDEXED = (
+    FileStatus.EXCLUDED,
+    FileStatus.BINARY,
+    FileStatus.OVERSIZE,
+    FileStatus.UNREADABLE,
+    FileStatus.LFS_POINTER,
+)
 
 Found = tuple[Cause, str]
 

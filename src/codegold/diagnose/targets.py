@@ -6,8 +6,11 @@ import re
 from dataclasses import dataclass
 
 from codegold.cases.model import Target
+from codegold.corpus.model import FileStatus
 from codegold.evaluate.match import file_matches, symbol_matches
 from codegold.index.store import IndexedChunk, LoadedIndex, StoredInventoryEntry
+
+_NO_TEXT = (FileStatus.LFS_POINTER, FileStatus.UNREADABLE)
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,8 @@ def target_facts(index: LoadedIndex, target: Target, file_text: dict[str, str]) 
     if target.symbol is not None:
         symbol_found, found_span = _locate_symbol(target.symbol, chunks, files, file_text)
         span = span or found_span
+    if symbol_found is False and inventory and all(e.status in _NO_TEXT for e in inventory):
+        symbol_found = None  # a Git LFS pointer or a missing blob: nothing to look in
     exists = bool(files) and symbol_found is not False
     covering: IndexedChunk | None = None
     boundary: tuple[IndexedChunk, ...] = ()

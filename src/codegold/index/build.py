@@ -30,10 +30,13 @@ from codegold.index.lexical import BM25Builder
 from codegold.index.store import (
     FORMAT_VERSION,
     MANIFEST,
+    DamagedIndex,
     IndexedChunk,
     IndexRoot,
     StoredInventoryEntry,
+    digest_files,
     read_manifest,
+    verify_build,
 )
 from codegold.index.symbols import SymbolTable
 from codegold.index.tokenize import path_tokens, tokenize
@@ -161,8 +164,8 @@ def build_index(
     where = IndexRoot(root)
     build_id, identity = build_id_for(sha, policy, options)
     final = where.build_dir(build_id)
-    existing = read_manifest(final)
-    if existing is not None and existing.complete and not force:
+    existing = _reusable(final) if not force else None
+    if existing is not None:
         where.switch(sha, build_id)
         return existing
     where.builds.mkdir(parents=True, exist_ok=True)
@@ -180,6 +183,18 @@ def build_index(
         raise
     where.switch(sha, build_id)
     return manifest
+
+
+def _reusable(final: Path) -> IndexManifest | None:
+    """The complete, undamaged build already at ``final``; None to (re)build it."""
+    try:
+        existing = read_manifest(final)
+        if existing is None or not existing.complete:
+            return None
+        verify_build(final)
+    except DamagedIndex:
+        return None  # rebuilt from scratch, then switched in over the damaged one
+    return existing
 
 
 def _build_into(
@@ -255,10 +270,18 @@ def _build_into(
         repository=options.repository_name,
         files_indexed=len(jobs),
         chunks=len(rows),
+        files_unreadable=_count(inventory.entries, FileStatus.UNREADABLE),
+        lfs_pointers=_count(inventory.entries, FileStatus.LFS_POINTER),
     )
-    # The manifest is written last: its presence is what makes a build complete.
-    write_json_atomic(folder / MANIFEST, manifest)
+    # The manifest is written last: its presence is what makes a build complete. It
+    # records every other file's size and digest, checked whenever the build is opened.
+    record = {**msgspec.to_builtins(manifest), "files": msgspec.to_builtins(digest_files(folder))}
+    write_json_atomic(folder / MANIFEST, record)
     return manifest
+
+
+def _count(entries: Sequence[InventoryEntry], status: FileStatus) -> int | None:
+    return sum(1 for e in entries if e.status is status) or None
 
 
 def _stored(entry: InventoryEntry, chunked: tuple[int, bool] | None) -> StoredInventoryEntry:
@@ -371,11 +394,19 @@ def _embed_all(
 
 
 def describe_manifest(manifest: IndexManifest) -> str:
-    return (
+    text = (
         f"build {manifest.build_id} of {manifest.repository_revision[:12]}: "
         f"{manifest.files_indexed} files, {manifest.chunks} chunks, "
         f"signals {'+'.join(manifest.signals or ())}"
     )
+    if manifest.files_unreadable:
+        text += (
+            f"; {manifest.files_unreadable} files unreadable "
+            "(missing from the object database; see inventory.json)"
+        )
+    if manifest.lfs_pointers:
+        text += f"; {manifest.lfs_pointers} Git LFS pointers not indexed"
+    return text
 
 
 __all__ = ["BuildOptions", "build_index", "chunk_tokens", "describe_manifest"]

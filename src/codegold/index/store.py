@@ -10,10 +10,16 @@
 
 A crash mid-build leaves only a ``.tmp-`` folder without a manifest; the pointer
 still names the previous build, which stays usable.
+
+The manifest records the size and SHA-256 of every other file of its build
+(``files``). Opening a build checks them before anything is decoded: a truncated
+or altered file is refused as :class:`DamagedIndex` (exit 3, naming the build and
+the file), never half-read, and ``codegold index`` rebuilds over such a build.
 """
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -27,13 +33,87 @@ import numpy.typing as npt
 from codegold._io import write_json_atomic
 from codegold.attempts import IndexManifest
 from codegold.corpus.model import FileRole, FileStatus
-from codegold.errors import InputError
+from codegold.errors import EnvironmentProblem, InputError
 from codegold.index.lexical import BM25Index
 from codegold.index.symbols import SymbolTable
 from codegold.index.vectors import load_vectors
 
-FORMAT_VERSION = "codegold-index/3"
+FORMAT_VERSION = "codegold-index/4"
 MANIFEST = "manifest.json"
+
+
+class DamagedIndex(EnvironmentProblem):
+    """A build marked complete whose files do not match its manifest."""
+
+    def __init__(self, folder: Path, file: str, what: str) -> None:
+        self.folder = folder
+        self.file = file
+        root = folder.parent.parent
+        super().__init__(
+            f"index build {folder.name} under {root} is damaged: {file} {what} "
+            f"(rebuild it: codegold index REPO --revision REV --out {root})"
+        )
+
+
+class FileDigest(msgspec.Struct, frozen=True):
+    size: int
+    sha256: str
+
+
+class _ManifestFiles(msgspec.Struct):
+    complete: bool = False
+    files: dict[str, FileDigest] | None = None
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def digest_files(folder: Path) -> dict[str, FileDigest]:
+    """Size and SHA-256 of every file under ``folder`` but the manifest, by relative path."""
+    out: dict[str, FileDigest] = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and path.name != MANIFEST:
+            rel = path.relative_to(folder).as_posix()
+            out[rel] = FileDigest(size=path.stat().st_size, sha256=_sha256(path))
+    return out
+
+
+def verify_build(folder: Path) -> None:
+    """Check every file the manifest lists against its recorded size and digest."""
+    raw = _read_manifest_bytes(folder)
+    if raw is None:
+        return
+    try:
+        listed = msgspec.json.decode(raw, type=_ManifestFiles)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        raise DamagedIndex(folder, MANIFEST, "is not a valid manifest") from None
+    if not listed.complete:
+        return
+    if listed.files is None:
+        raise DamagedIndex(folder, MANIFEST, "records no file digests (an older format)")
+    for rel, expected in sorted(listed.files.items()):
+        path = folder / rel
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            raise DamagedIndex(folder, rel, "is missing") from None
+        except OSError as exc:
+            raise DamagedIndex(folder, rel, f"cannot be read ({exc.strerror})") from None
+        if size != expected.size:
+            raise DamagedIndex(
+                folder, rel, f"has {size} bytes where the manifest records {expected.size}"
+            )
+        try:
+            actual = _sha256(path)
+        except OSError as exc:
+            raise DamagedIndex(folder, rel, f"cannot be read ({exc.strerror})") from None
+        if actual != expected.sha256:
+            raise DamagedIndex(folder, rel, "does not match its recorded SHA-256")
 
 
 class IndexedChunk(msgspec.Struct, frozen=True, array_like=True):
@@ -67,6 +147,10 @@ class StoredInventoryEntry(msgspec.Struct, frozen=True, rename="camel"):
     chunks: int = 0
 
 
+class _Pointer(msgspec.Struct, frozen=True, rename="camel"):
+    build_id: str
+
+
 @dataclass(frozen=True)
 class IndexRoot:
     """Paths inside an index root folder."""
@@ -88,11 +172,17 @@ class IndexRoot:
         return self.root / "revisions" / f"{revision}.json"
 
     def current_build(self, revision: str) -> str | None:
+        pointer = self.pointer(revision)
         try:
-            data = msgspec.json.decode(self.pointer(revision).read_bytes())
+            data = msgspec.json.decode(pointer.read_bytes(), type=_Pointer)
         except FileNotFoundError:
             return None
-        return str(data["buildId"])
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+            raise EnvironmentProblem(
+                f"index {self.root}: revision pointer {pointer.name} is damaged "
+                f"(rebuild it: codegold index REPO --revision {revision} --out {self.root})"
+            ) from None
+        return data.build_id
 
     def switch(self, revision: str, build_id: str) -> None:
         write_json_atomic(self.pointer(revision), {"buildId": build_id, "revision": revision})
@@ -109,11 +199,24 @@ class IndexRoot:
                 shutil.rmtree(tmp, ignore_errors=True)
 
 
-def read_manifest(build_dir: Path) -> IndexManifest | None:
+def _read_manifest_bytes(build_dir: Path) -> bytes | None:
     try:
-        return msgspec.json.decode((build_dir / MANIFEST).read_bytes(), type=IndexManifest)
+        return (build_dir / MANIFEST).read_bytes()
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        raise DamagedIndex(build_dir, MANIFEST, f"cannot be read ({exc.strerror})") from None
+
+
+def read_manifest(build_dir: Path) -> IndexManifest | None:
+    """The build's manifest, None when it has none; a damaged one is :class:`DamagedIndex`."""
+    raw = _read_manifest_bytes(build_dir)
+    if raw is None:
+        return None
+    try:
+        return msgspec.json.decode(raw, type=IndexManifest)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        raise DamagedIndex(build_dir, MANIFEST, "is not a valid manifest") from None
 
 
 @dataclass
@@ -130,8 +233,11 @@ class LoadedIndex:
 
     @cached_property
     def inventory(self) -> list[StoredInventoryEntry]:
-        raw = (self.folder / "inventory.json").read_bytes()
-        return msgspec.json.decode(raw, type=list[StoredInventoryEntry])
+        try:
+            raw = (self.folder / "inventory.json").read_bytes()
+            return msgspec.json.decode(raw, type=list[StoredInventoryEntry])
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+            raise DamagedIndex(self.folder, "inventory.json", "cannot be decoded") from None
 
     @cached_property
     def inventory_by_path(self) -> dict[str, StoredInventoryEntry]:
@@ -183,22 +289,34 @@ class LoadedIndex:
 
 
 def load_build(folder: Path) -> LoadedIndex:
+    """A complete build, every file checked against its manifest before it is decoded."""
     manifest = read_manifest(folder)
     if manifest is None or not manifest.complete:
         raise InputError(f"index build {folder} is incomplete (no complete manifest)")
-    chunks = msgspec.msgpack.decode(
-        (folder / "chunks.msgpack").read_bytes(), type=list[IndexedChunk]
-    )
-    vectors = None
-    if (folder / "vectors.npy").exists():
-        vectors = load_vectors(folder / "vectors.npy")
-    config = msgspec.json.decode((folder / "build.json").read_bytes())
+    verify_build(folder)
+    reading = "chunks.msgpack"
+    try:
+        chunks = msgspec.msgpack.decode((folder / reading).read_bytes(), type=list[IndexedChunk])
+        vectors = None
+        if (folder / "vectors.npy").exists():
+            reading = "vectors.npy"
+            vectors = load_vectors(folder / reading)
+        reading = "build.json"
+        config = msgspec.json.decode((folder / reading).read_bytes())
+        reading = "lexical"
+        lexical = BM25Index.load(folder / reading)
+        reading = "symbols.msgpack"
+        symbols = SymbolTable.load(folder / reading)
+    except (OSError, ValueError, KeyError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+        # Digests matched, so the build was written wrong; still never a traceback.
+        detail = exc.strerror if isinstance(exc, OSError) else type(exc).__name__
+        raise DamagedIndex(folder, reading, f"cannot be decoded ({detail})") from None
     return LoadedIndex(
         folder=folder,
         manifest=manifest,
         chunks=chunks,
-        lexical=BM25Index.load(folder / "lexical"),
-        symbols=SymbolTable.load(folder / "symbols.msgpack"),
+        lexical=lexical,
+        symbols=symbols,
         vectors=vectors,
         config=config,
     )
