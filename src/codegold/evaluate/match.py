@@ -60,23 +60,35 @@ _RECEIVER = re.compile(r"^\(\*?([\w$]+)\)\.")
 @lru_cache(maxsize=65536)
 def normalize_symbol(name: str) -> str:
     """Spellings people write for the same qualified name, folded to the spec's ``.``:
-    Rust/C++ ``Type::method``, Ruby/Java docs ``Class#method``, Go ``(*Type).Method``."""
+    Rust/C++ ``Type::method``, Ruby/Java docs ``Class#method``, Go ``(*Type).Method``,
+    JavaScript ``X.prototype.m`` (``X.m``)."""
     name = _RECEIVER.sub(r"\1.", name.strip())
-    return name.replace("::", ".").replace("#", ".").replace("->", ".")
+    name = name.replace("::", ".").replace("#", ".").replace("->", ".")
+    return name.replace(".prototype.", ".")
 
 
 def symbol_matches(wanted: str, symbol: str | None, symbols: tuple[str, ...] | None) -> bool:
-    """A qualified target matches only itself; a bare one also any ``X.wanted``."""
-    wanted = normalize_symbol(wanted)
+    """SPEC §1: a target matches a name equal to it or ending with ``.`` + it, both
+    sides in their normalised spelling (``Client.send`` matches ``http.Client.send``,
+    never ``AsyncClient.send``). A name with a space (a test title) matches only itself."""
     names: tuple[str, ...] = symbols or ()
     if symbol is not None:
         names = (symbol, *names)
-    if wanted in names:
-        return True
-    if "." in wanted:
+    if not names:
         return False
+    raw = wanted.strip()
+    if raw in names:
+        return True
+    wanted = normalize_symbol(raw)
     suffix = "." + wanted
-    return any(n.endswith(suffix) for n in names)
+    titled = any(ch.isspace() for ch in wanted)
+    for name in names:
+        canonical = normalize_symbol(name)
+        if canonical == wanted:
+            return True
+        if not titled and canonical.endswith(suffix) and not any(ch.isspace() for ch in name):
+            return True
+    return False
 
 
 def span_covers(target: Target, start_line: int, end_line: int) -> bool:
