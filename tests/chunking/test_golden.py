@@ -1,13 +1,16 @@
 """Each fixture file's chunks against a reviewed golden JSON next to it.
 
 A mismatch prints a unified diff; ``pytest tests/chunking --update-golden`` rewrites
-the golden files (review the diff before committing them).
+the golden files (review the diff before committing them). A fixture named like a test
+(``*.test.ts``, ``*_spec.rb``, ``*_test.rs``) is chunked as ``test/<name>`` with the test
+file role; the others as ``src/<name>`` with the source role.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -17,6 +20,7 @@ from codegold.corpus.model import FileRole
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SOURCES = sorted(p for p in FIXTURES.iterdir() if not p.name.endswith(".golden.json"))
+_TEST_NAME = re.compile(r"\.(?:test|spec)\.\w+$|_(?:spec|test)\.\w+$")
 
 
 def render(path: str, result: ChunkResult) -> str:
@@ -47,8 +51,10 @@ def render(path: str, result: ChunkResult) -> str:
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)
 def test_golden(source: Path, update_golden: bool) -> None:
-    path = f"src/{source.name}"
-    result = chunk_file(path, source.read_text(encoding="utf-8"), file_role=FileRole.SOURCE)
+    is_test = _TEST_NAME.search(source.name) is not None
+    path = f"test/{source.name}" if is_test else f"src/{source.name}"
+    role = FileRole.TEST if is_test else FileRole.SOURCE
+    result = chunk_file(path, source.read_text(encoding="utf-8"), file_role=role)
     actual = render(path, result)
     golden = source.with_name(source.name + ".golden.json")
     if update_golden or not golden.exists():

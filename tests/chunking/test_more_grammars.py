@@ -169,9 +169,11 @@ QUALIFIED = [
         def helper; end
         """,
         {
-            "Billing", "Billing.RATE", "Billing.Invoice", "Billing.Invoice.build",
-            "Billing.Invoice.total", "Billing.Invoice.empty", "Billing.Admin.Tool",
-            "Billing.Admin.Tool.run", "Config.load", "helper",
+            # Members by their innermost class (SPEC §1), the full path as a second name.
+            "Billing", "Billing.RATE", "Billing.Invoice", "Invoice.build", "Invoice.total",
+            "Invoice.empty", "Billing.Invoice.build", "Billing.Invoice.total",
+            "Billing.Invoice.empty", "Billing.Admin.Tool", "Tool.run", "Billing.Admin.Tool.run",
+            "Config.load", "helper",
         },
         id="ruby",
     ),
@@ -199,7 +201,7 @@ QUALIFIED = [
         fun top() {}
         """,
         {
-            "LIMIT", "Money", "Money.isZero", "Money.plus", "Money.of", "Repo", "Repo.find",
+            "LIMIT", "Money", "Money.Money", "Money.isZero", "Money.plus", "Money.of", "Repo", "Repo.find",
             "Registry", "Registry.get", "Color", "Color.RED", "Color.GREEN",
             "String.toMoney", "top",
         },
@@ -268,7 +270,7 @@ QUALIFIED = [
           def shout: String = s.toUpperCase
         """,
         {
-            "Repo", "Repo.find", "Service", "Service.name", "Service.run", "Service.apply",
+            "Repo", "Repo.find", "Service", "Service.Service", "Service.name", "Service.run", "Service.apply",
             "Color", "Color.Red", "Color.Green", "Cents", "Default", "String.shout",
         },
         id="scala",

@@ -69,7 +69,9 @@ __all__ = [
 #: Bump by hand whenever the chunking code changes what it emits.
 #: 2: code files of languages without a grammar are windowed at the definitions a
 #: regex heuristic finds, and carry their names and language (was: ``text`` windows).
-ALGORITHM_VERSION = "3"
+#: 4: SPEC §1 symbol naming: test titles, ``@title``/``@filename``/``@body`` captures,
+#: JavaScript property assignments and exported objects, Ruby innermost qualifiers.
+ALGORITHM_VERSION = "4"
 
 
 def chunk_file(
@@ -186,6 +188,8 @@ def _version(config: ChunkerConfig, specs: tuple[LanguageSpec, ...]) -> str:
                 "stopwords": sorted(spec.reference_stopwords),
                 "bodies": sorted(spec.body_types),
                 "closingWords": sorted(spec.closing_words),
+                "symbolRewrites": [list(pair) for pair in spec.symbol_rewrites],
+                "innermostQualifier": spec.innermost_qualifier,
                 "query": query_digest(name),
             }
         )

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -105,6 +106,12 @@ class LanguageSpec:
     #: Keywords that close a block on a line of their own (Ruby ``end``): such a line
     #: is folded into the chunk before it, like a closing bracket.
     closing_words: frozenset[str] = frozenset()
+    #: ``(regex, replacement)`` pairs applied in order to every qualified name the
+    #: chunker makes (not to test titles): JavaScript ``X.prototype.m`` -> ``X.m``.
+    symbol_rewrites: tuple[tuple[str, str], ...] = ()
+    #: Name a member by its innermost container only (Ruby ``Base.compile!`` inside
+    #: ``module Sinatra``), keeping the fully qualified name as a second symbol.
+    innermost_qualifier: bool = False
 
     def __post_init__(self) -> None:
         if not self.name or not self.name.replace("_", "").replace("-", "").isalnum():
@@ -114,6 +121,13 @@ class LanguageSpec:
         for ext in (*self.extensions, *self.declaration_suffixes):
             if not ext.startswith("."):
                 raise InputError(f"language {self.name!r}: extension {ext!r} must start with '.'")
+        for pattern, _ in self.symbol_rewrites:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise InputError(
+                    f"language {self.name!r}: symbol rewrite {pattern!r} is not a regex: {exc}"
+                ) from None
         unknown = self.namespace_kinds - CONTAINER_KINDS
         if unknown:
             raise InputError(f"language {self.name!r}: unknown namespace kinds {sorted(unknown)}")
@@ -158,6 +172,8 @@ def _builtin(
 
 
 _JS_WRAPPERS = frozenset({"export_statement"})
+#: ``X.prototype.m`` is ``X.m``; ``exports.parse`` and ``module.exports.parse`` are ``parse``.
+_JS_REWRITES = ((r"\.prototype(?=\.|$)", ""), (r"^(?:module\.)?exports\.", ""))
 _C_WRAPPERS = frozenset({"type_definition", "linkage_specification"})
 _TS_WRAPPERS = frozenset({"export_statement", "ambient_declaration"})
 
@@ -177,6 +193,9 @@ _BUILTINS: tuple[LanguageSpec, ...] = (
         "tree_sitter_javascript",
         distribution="tree-sitter-javascript",
         wrapper_node_types=_JS_WRAPPERS,
+        # Test suites (describe("…")) are the only JavaScript modules: always split.
+        namespace_kinds=frozenset({"module"}),
+        symbol_rewrites=_JS_REWRITES,
     ),
     _builtin(
         "typescript",
@@ -186,6 +205,7 @@ _BUILTINS: tuple[LanguageSpec, ...] = (
         distribution="tree-sitter-typescript",
         wrapper_node_types=_TS_WRAPPERS,
         namespace_kinds=frozenset({"module"}),
+        symbol_rewrites=_JS_REWRITES,
         declaration_suffixes=(".d.ts", ".d.mts", ".d.cts"),
     ),
     _builtin(
@@ -197,6 +217,7 @@ _BUILTINS: tuple[LanguageSpec, ...] = (
         distribution="tree-sitter-typescript",
         wrapper_node_types=_TS_WRAPPERS,
         namespace_kinds=frozenset({"module"}),
+        symbol_rewrites=_JS_REWRITES,
     ),
     _builtin(
         "go",
@@ -235,6 +256,9 @@ _BUILTINS: tuple[LanguageSpec, ...] = (
         "tree_sitter_ruby",
         distribution="tree-sitter-ruby",
         closing_words=frozenset({"end"}),
+        # ``define_method(:name)`` and ``alias_method :new, :old`` name with a symbol.
+        symbol_rewrites=((r"(^|\.):(?!:)", r"\1"),),
+        innermost_qualifier=True,
     ),
     _builtin(
         "kotlin",

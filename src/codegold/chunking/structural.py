@@ -39,6 +39,7 @@ Chunks never overlap, are sorted by line, and cover every non-blank line.
 
 from __future__ import annotations
 
+import re
 import threading
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -118,6 +119,11 @@ class _Def:
     children: list[_Def] = field(default_factory=list)
     qnames: list[str] = field(default_factory=list)
     local: bool = False
+    #: Named by a test title (``it("…")``): never qualified, qualifies nothing.
+    titled: bool = False
+    #: Marked ``@constructor``: a member constructor is named by its class
+    #: (``Money.Money``); a class with a primary constructor also defines that name.
+    constructor: bool = False
     span_start: int = 0
     span_col: int = 0
     span_end: int = 0
@@ -133,6 +139,50 @@ class _Piece:
     end: int
     kind: str
     owner: _Def | None
+
+
+#: Captures that name, qualify or delimit the definition containing them, in the order
+#: they are applied when several start and end at the same bytes.
+_NAME_CAPTURES = ("filename", "name", "title", "scope", "body", "constructor")
+_ESCAPED_QUOTE = re.compile(r"\\([\\'\"`])")
+
+
+def _title_text(literal: str) -> str:
+    """The value of a test title's string literal (quotes off, escaped quotes undone)."""
+    text = literal.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"`":
+        text = text[1:-1]
+    return _ESCAPED_QUOTE.sub(r"\1", text).strip()
+
+
+def _base_name(path: str, suffixes: tuple[str, ...]) -> str:
+    """A file's name without its language's extension: ``lib/request.js`` -> ``request``."""
+    name = path.rsplit("/", 1)[-1]
+    lowered = name.lower()
+    for suffix in sorted(suffixes, key=len, reverse=True):
+        if lowered.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name.rsplit(".", 1)[0] if "." in name[1:] else name
+
+
+_REWRITES: dict[tuple[tuple[str, str], ...], tuple[tuple[re.Pattern[str], str], ...]] = {}
+
+
+def _rewrite(names: list[str], rewrites: tuple[tuple[str, str], ...]) -> list[str]:
+    """Apply a language's symbol rewrites to qualified names, keeping order, dropping
+    duplicates and names rewritten to nothing."""
+    if not rewrites:
+        return names
+    compiled = _REWRITES.get(rewrites)
+    if compiled is None:
+        compiled = _REWRITES[rewrites] = tuple((re.compile(p), r) for p, r in rewrites)
+    out: list[str] = []
+    for name in names:
+        for pattern, replacement in compiled:
+            name = pattern.sub(replacement, name)
+        if name and name not in out:
+            out.append(name)
+    return out or names
 
 
 def _reference_priority(capture: str) -> int:
@@ -171,9 +221,14 @@ class _File:
         )
         self.pieces: list[_Piece] = []
         self.leading_at: dict[int, tuple[int, int]] = {}
+        #: Last rows of ``/** ... */`` doc blocks: they attach across one blank line.
+        self.doc_block_ends: set[int] = set()
         self._signatures: dict[int, str] = {}
         self._breaks: dict[int, list[int]] = {}
         self.definition_ids: set[int] = set()
+        #: Bodies given by ``@body`` captures, by definition node id.
+        self.bodies: dict[int, Node] = {}
+        self.base_name = _base_name(path, spec.extensions + spec.declaration_suffixes)
 
     # ---- helpers -------------------------------------------------------------
 
@@ -240,22 +295,28 @@ class _File:
                 ):
                     existing.kind, existing.declaration = kind, declaration
         ordered = sorted(found.values(), key=lambda d: (d.start_byte, -d.end_byte))
-        self.assign_names(ordered, captured.get("name", []), captured.get("scope", []))
+        self.assign_names(ordered, captured)
         named = [d for d in ordered if d.names]
         self.definition_ids = {d.node.id for d in named}
         self.nest(named)
         return named
 
-    def assign_names(self, ordered: list[_Def], names: list[Node], scopes: list[Node]) -> None:
-        """Give each ``@name``/``@scope`` node to the innermost definition containing it."""
+    def assign_names(self, ordered: list[_Def], captured: dict[str, list[Node]]) -> None:
+        """Give each name-like capture to the innermost definition containing it.
+
+        ``@name`` adds its text, ``@title`` a string literal's value (and marks the
+        definition titled), ``@filename`` the file's base name (first), ``@scope`` an
+        explicit qualifier, ``@body`` the definition's body, ``@constructor`` marks a
+        constructor.
+        """
         marks = sorted(
-            [(n.start_byte, n.end_byte, False, n) for n in names]
-            + [(n.start_byte, n.end_byte, True, n) for n in scopes],
-            key=lambda mark: (mark[0], mark[1], mark[2]),
+            (node.start_byte, node.end_byte, order, node)
+            for order, capture in enumerate(_NAME_CAPTURES)
+            for node in captured.get(capture, [])
         )
         stack: list[_Def] = []
         index = 0
-        for start, end, is_scope, node in marks:
+        for start, end, order, node in marks:
             while index < len(ordered) and ordered[index].start_byte <= start:
                 d = ordered[index]
                 while stack and stack[-1].end_byte <= d.start_byte:
@@ -267,15 +328,33 @@ class _File:
             if not stack:
                 continue
             owner = stack[-1]
+            capture = _NAME_CAPTURES[order]
+            if capture == "body":
+                self.bodies.setdefault(owner.node.id, node)
+                continue
+            if capture == "constructor":
+                owner.constructor = True
+                continue
+            if capture == "filename":
+                if self.base_name and self.base_name not in owner.names:
+                    owner.names.insert(0, self.base_name)
+                continue
             text = self.decode(node)
-            if is_scope:
+            if capture == "scope":
                 # Ruby ``class A::B::C`` has the scope ``A::B``: qualify as ``A.B``.
                 owner.scope = owner.scope or text.replace("::", ".")
-            elif text not in owner.names:
+                continue
+            if capture == "title":
+                text = _title_text(text)
+                if not text:
+                    continue
+                owner.titled = True
+            if text not in owner.names:
                 owner.names.append(text)
 
     def nest(self, ordered: list[_Def]) -> None:
-        namespaces = self.spec.namespace_kinds
+        spec = self.spec
+        namespaces = spec.namespace_kinds
         stack: list[_Def] = []
         for d in ordered:
             while stack and stack[-1].end_byte <= d.start_byte:
@@ -287,16 +366,26 @@ class _File:
                 d.local = parent.local or parent.kind in FUNCTION_KINDS
             if d.kind in CHUNK_KINDS:
                 stack.append(d)
-            if d.local:
+            if d.local or d.titled:
                 d.qnames = list(d.names)
                 continue
             qualifier = parent
-            while qualifier is not None and qualifier.kind in namespaces:
+            while qualifier is not None and (qualifier.kind in namespaces or qualifier.titled):
                 qualifier = qualifier.parent
             if d.kind == "function" and qualifier is not None:
                 d.kind = "method"
+            if d.constructor and qualifier is not None and d.kind not in CONTAINER_KINDS:
+                d.names = [qualifier.names[0].rsplit(".", 1)[-1]]
             base = d.scope or (qualifier.qname if qualifier is not None else None)
-            d.qnames = [f"{base}.{name}" if base else name for name in d.names]
+            qnames = [f"{base}.{name}" if base else name for name in d.names]
+            if spec.innermost_qualifier and base and "." in base and d.kind not in CONTAINER_KINDS:
+                # Ruby: a method is named by its innermost class or module; the fully
+                # qualified spelling stays as a second name.
+                inner = base.rsplit(".", 1)[1]
+                qnames = [f"{inner}.{name}" for name in d.names] + qnames
+            if d.constructor and d.kind in CONTAINER_KINDS:
+                qnames.append(f"{qnames[0]}.{d.names[0]}")
+            d.qnames = _rewrite(qnames, spec.symbol_rewrites)
 
     def compute_span(self, d: _Def) -> None:
         top = d.node
@@ -329,9 +418,23 @@ class _File:
             previous = self.leading_at.get(last)
             if previous is None or row < previous[0]:
                 self.leading_at[last] = (row, column)
+                if src[node.start_byte : node.start_byte + 3] == b"/**":
+                    self.doc_block_ends.add(last)
 
     def attach_leading(self, d: _Def, floor: int) -> int:
+        """The first row of the comments that document ``d``: the contiguous block right
+        above it at its column, or a ``/** ... */`` block one blank line above it (the
+        JSDoc style of Express and Koa), with the block contiguous above that."""
         row = d.span_start
+        doc = self.leading_at.get(row - 2) if row - 2 in self.doc_block_ends else None
+        if (
+            doc is not None
+            and row - 1 not in self.leading_at
+            and self.blank(row - 1)
+            and doc[1] == d.span_col
+            and doc[0] >= floor
+        ):
+            row = doc[0]
         while True:
             entry = self.leading_at.get(row - 1)
             if entry is None or entry[1] != d.span_col or entry[0] < floor:
@@ -339,8 +442,9 @@ class _File:
             row = entry[0]
 
     def body(self, node: Node) -> Node | None:
-        """A definition's ``body`` field, or its child of one of the spec's body types."""
-        found = node.child_by_field_name("body")
+        """A definition's ``@body`` capture, its ``body`` field, or its child of one of
+        the spec's body types."""
+        found = self.bodies.get(node.id) or node.child_by_field_name("body")
         if found is None and self.spec.body_types:
             body_types = self.spec.body_types
             for child in reversed(node.named_children):

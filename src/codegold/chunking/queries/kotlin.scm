@@ -15,6 +15,10 @@
 (object_declaration name: (identifier) @name) @definition.class
 
 (function_declaration name: (identifier) @name) @definition.function
+; Constructors are named by their class (`Money.Money`): a secondary one is a member,
+; a primary one (the class header) adds the name to the class.
+(secondary_constructor "constructor" @name) @definition.method @constructor
+(class_declaration (primary_constructor) @constructor)
 (function_declaration
   [(user_type . (identifier) @scope)
    (nullable_type (user_type . (identifier) @scope))]

@@ -1,8 +1,9 @@
 ; codegold tags query: Ruby. Capture names are described in README.md.
 ;
-; Modules and classes both qualify what they hold: `Billing::Invoice#total` is
-; `Billing.Invoice.total`, and `def self.build` in `Invoice` is `Invoice.build`.
-; `class A::B` is qualified by its written scope (`A.B`).
+; A method is named by its innermost class or module (LanguageSpec.innermost_qualifier):
+; `Billing::Invoice#total` is `Invoice.total` (and, as a second name,
+; `Billing.Invoice.total`); `def self.build` and methods in `class << self` alike.
+; Classes and modules keep their full path: `class A::B` in `module M` is `M.A.B`.
 
 ; ---- definitions ---------------------------------------------------------
 
@@ -18,6 +19,32 @@
 
 ; Constants: names only.
 (assignment left: (constant) @name) @definition.constant
+
+; Methods made by define_method with a literal name, like `def`.
+(call
+  method: (identifier) @_define
+  arguments: (argument_list . [(simple_symbol) @name (string (string_content) @name)])
+  (#eq? @_define "define_method")) @definition.function
+; Aliases: names only.
+(alias name: (_) @name) @definition.field
+(call
+  method: (identifier) @_alias
+  arguments: (argument_list . [(simple_symbol) @name (string (string_content) @name)])
+  (#eq? @_alias "alias_method")) @definition.field
+
+; Tests written as calls, named by their title verbatim (never qualified): RSpec and
+; minitest/spec `describe "…" do`, `context`, `it "…" do`, `test "…" do`.
+(call
+  method: (identifier) @_suite
+  arguments: (argument_list . (string) @title)
+  block: [(do_block) (block)] @body
+  (#any-of? @_suite "describe" "context" "feature" "shared_examples" "shared_examples_for"
+                    "shared_context")) @definition.module
+(call
+  method: (identifier) @_test
+  arguments: (argument_list . (string) @title)
+  block: [(do_block) (block)] @body
+  (#any-of? @_test "it" "specify" "example" "scenario" "test" "fit" "xit")) @definition.function
 
 ; ---- leading comments ----------------------------------------------------
 

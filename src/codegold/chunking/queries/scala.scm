@@ -18,6 +18,10 @@
              (generic_type type: (type_identifier) @name)]))) @definition.impl
 
 (function_definition name: (identifier) @name) @definition.function
+; Constructors are named by their class (`Retry.Retry`): an auxiliary `def this()` is a
+; member, a primary one (the class parameters) adds the name to the class.
+((function_definition name: (identifier) @_this) @constructor (#eq? @_this "this"))
+(class_definition class_parameters: (class_parameters) @constructor)
 ; Abstract members.
 (function_declaration name: (identifier) @name) @declaration.function
 

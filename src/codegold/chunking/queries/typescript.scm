@@ -45,14 +45,6 @@
     name: (identifier) @name
     value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
 
-; exports.f = () => ...
-(expression_statement
-  (assignment_expression
-    left: (member_expression
-      object: (identifier) @_object
-      property: (property_identifier) @name)
-    right: [(arrow_function) (function_expression)])
-  (#eq? @_object "exports")) @definition.function
 
 (class_declaration name: (type_identifier) @name) @definition.class
 (abstract_class_declaration name: (type_identifier) @name) @definition.class
@@ -68,7 +60,7 @@
 (module name: [(identifier) (nested_identifier)] @name) @definition.module
 (module name: (string (string_fragment) @name)) @definition.module
 
-; Class members (object literals are left alone).
+; Class members (object literals other than the exported ones below are left alone).
 (class_body
   (public_field_definition
     name: [(property_identifier) @name
@@ -99,6 +91,180 @@
 ; Enum members.
 (enum_body name: (property_identifier) @name @definition.field)
 (enum_body (enum_assignment name: (property_identifier) @name) @definition.field)
+
+; ---- property assignments (SPEC §1: named by the assignment target as written) ----
+;
+; res.send = function send(body) {...}; X.prototype.m = ...; exports.parse = ... (the
+; language's symbol rewrites make these `res.send`, `X.m`, `parse`).
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier)) @name
+      right: [(function_expression) (arrow_function) (generator_function)])
+    (#not-eq? @name "module.exports")) @definition.function)
+; Several names in one statement: a.get = a.header = function ...
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier)) @name
+      right: (assignment_expression
+        left: (member_expression property: (property_identifier)) @name
+        right: [(function_expression) (arrow_function) (generator_function)]))) @definition.function)
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier)) @name
+      right: (assignment_expression
+        left: (member_expression property: (property_identifier)) @name
+        right: (assignment_expression
+          left: (member_expression property: (property_identifier)) @name
+          right: [(function_expression) (arrow_function) (generator_function)])))) @definition.function)
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier)) @name
+      right: (class))
+    (#not-eq? @name "module.exports")) @definition.class)
+; module.exports = function name() {...}: by its own name; anonymous: by the file's name.
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression) @_exports
+      right: (function_expression name: (identifier) @name))
+    (#eq? @_exports "module.exports")) @definition.function)
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression) @_exports @filename
+      right: [(function_expression !name) (arrow_function)])
+    (#eq? @_exports "module.exports")) @definition.function)
+; Other values exported by name (exports.json = bodyParser.json): names only.
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression object: (_) @_exports property: (property_identifier)) @name)
+    (#match? @_exports "^(module\\.)?exports$")) @definition.constant)
+
+; Object.defineProperty(obj, 'name', {get ...}) and helpers shaped like it
+; (defineGetter(req, 'host', function host() {...})): `obj.name`.
+(program
+  (expression_statement
+    (call_expression
+      function: (member_expression) @_define
+      arguments: (arguments . (_) @scope . (string (string_fragment) @name)))
+    (#eq? @_define "Object.defineProperty")) @definition.function)
+(program
+  (expression_statement
+    (call_expression
+      function: (identifier) @_define
+      arguments: (arguments
+        . (identifier) @scope
+        . (string (string_fragment) @name)
+        . [(function_expression) (arrow_function) (object)]))
+    (#match? @_define "^define[A-Z_]")) @definition.function)
+
+; ---- exported objects: qualified by the file's base name (lib/request.js -> request) ----
+;
+; module.exports = {...}; const proto = module.exports = {...}; export default {...};
+; and X.prototype = {...} (qualified by X).
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression) @_exports @filename
+      right: (object) @body)
+    (#eq? @_exports "module.exports")) @definition.class)
+(program
+  (lexical_declaration
+    (variable_declarator
+      value: (assignment_expression
+        left: (member_expression) @_exports @filename
+        right: (object) @body))
+    (#eq? @_exports "module.exports")) @definition.class)
+(program
+  (variable_declaration
+    (variable_declarator
+      value: (assignment_expression
+        left: (member_expression) @_exports @filename
+        right: (object) @body))
+    (#eq? @_exports "module.exports")) @definition.class)
+(program (export_statement value: (object) @body @filename) @definition.class)
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier) @_prototype) @name
+      right: (object) @body)
+    (#eq? @_prototype "prototype")) @definition.class)
+
+; Their members: methods, getters and setters by name, function-valued properties;
+; other properties are names only.
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression) @_exports
+      right: (object
+        [(method_definition
+           name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+         (pair
+           key: [(property_identifier) @name (string (string_fragment) @name)]
+           value: [(function_expression) (arrow_function) (generator_function)]) @definition.method
+         (pair key: [(property_identifier) @name (string (string_fragment) @name)]) @definition.field]))
+    (#match? @_exports "^module\\.exports$|\\.prototype$")))
+(program
+  [(lexical_declaration
+     (variable_declarator
+       value: (assignment_expression
+         left: (member_expression) @_exports
+         right: (object
+           [(method_definition
+              name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+            (pair
+              key: [(property_identifier) @name (string (string_fragment) @name)]
+              value: [(function_expression) (arrow_function) (generator_function)]) @definition.method
+            (pair key: [(property_identifier) @name (string (string_fragment) @name)]) @definition.field]))))
+   (variable_declaration
+     (variable_declarator
+       value: (assignment_expression
+         left: (member_expression) @_exports
+         right: (object
+           [(method_definition
+              name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+            (pair
+              key: [(property_identifier) @name (string (string_fragment) @name)]
+              value: [(function_expression) (arrow_function) (generator_function)]) @definition.method
+            (pair key: [(property_identifier) @name (string (string_fragment) @name)]) @definition.field]))))]
+  (#eq? @_exports "module.exports"))
+(program
+  (export_statement
+    value: (object
+      [(method_definition
+         name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+       (pair
+         key: [(property_identifier) @name (string (string_fragment) @name)]
+         value: [(function_expression) (arrow_function) (generator_function)]) @definition.method
+       (pair key: [(property_identifier) @name (string (string_fragment) @name)]) @definition.field])))
+
+; ---- tests written as calls: named by their title, verbatim (never qualified) ----
+;
+; describe("…", () => {...}) and its kin are containers; it("…")/test("…") functions.
+; Also describe.only(…), it.skip(…), test.each(table)("…", fn).
+(expression_statement
+  (call_expression
+    function: [(identifier) @_suite
+               (member_expression object: (identifier) @_suite)
+               (call_expression function: (member_expression object: (identifier) @_suite))]
+    arguments: (arguments
+      . [(string) (template_string)] @title
+      [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))
+  (#any-of? @_suite "describe" "context" "suite" "fdescribe" "xdescribe")) @definition.module
+(expression_statement
+  (call_expression
+    function: [(identifier) @_test
+               (member_expression object: (identifier) @_test)
+               (call_expression function: (member_expression object: (identifier) @_test))]
+    arguments: (arguments
+      . [(string) (template_string)] @title
+      [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))
+  (#any-of? @_test "it" "test" "specify" "fit" "xit" "xtest" "bench")) @definition.function
 
 ; ---- leading comments and decorators -------------------------------------
 

@@ -1,0 +1,616 @@
+"""SPEC §1 symbol naming, per language: the chunker names each idiom the way an engineer
+writes it, so that a hand-written label matches (through the evaluator's suffix rule).
+
+Each row: a snippet shaped like real code, the names its chunks must define, names they
+must not, and hand-written labels (as a suite would spell them) that must match a chunk.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from codegold.chunking import Chunk, chunk_file
+from codegold.corpus.model import FileRole
+from codegold.evaluate.match import symbol_matches
+from codegold.roles import Role
+
+
+def chunks_of(path: str, source: str, role: FileRole) -> tuple[Chunk, ...]:
+    result = chunk_file(path, textwrap.dedent(source), file_role=role)
+    assert result.parse_ok
+    return result.chunks
+
+
+SOURCE, TEST = FileRole.SOURCE, FileRole.TEST
+
+ROWS = [
+    pytest.param(
+        "lib/response.js",
+        """
+        res.send = function send(body) {
+          return this;
+        };
+
+        res.contentType =
+        res.type = function contentType(type) {
+          return this.set('Content-Type', type);
+        };
+
+        Router.prototype.handle = function handle(req, res, out) {
+          return out();
+        };
+        """,
+        SOURCE,
+        {"res.send", "res.contentType", "res.type", "Router.handle"},
+        {"send", "Router.prototype.handle"},
+        ["res.send", "send", "res.type", "contentType", "Router.prototype.handle", "handle"],
+        id="js-property-assignments",
+    ),
+    pytest.param(
+        "lib/utils.js",
+        """
+        exports.parse = function parse(str) {
+          return str;
+        };
+        module.exports.format = (value) => {
+          return String(value);
+        };
+        exports.etag = createETagGenerator({ weak: false });
+        """,
+        SOURCE,
+        {"parse", "format", "etag"},
+        {"exports.parse", "module.exports.format"},
+        ["parse", "format", "etag"],
+        id="js-exports",
+    ),
+    pytest.param(
+        "lib/request.js",
+        """
+        module.exports = {
+          get host() {
+            return this.get('Host');
+          },
+
+          set url(val) {
+            this.req.url = val;
+          },
+
+          is(type, ...types) {
+            return typeis(this, type, types);
+          },
+
+          accepts: function () {
+            return this.accept.types();
+          },
+        };
+        """,
+        SOURCE,
+        {"request", "request.host", "request.url", "request.is", "request.accepts"},
+        {"host", "module.exports"},
+        ["request.host", "host", "request.is", "request.accepts"],
+        id="js-module-exports-object",
+    ),
+    pytest.param(
+        "lib/context.js",
+        """
+        const proto = module.exports = {
+          throw(...args) {
+            throw createError(...args);
+          },
+        };
+        """,
+        SOURCE,
+        {"context", "context.throw"},
+        {"proto.throw"},
+        ["context.throw"],
+        id="js-const-module-exports-object",
+    ),
+    pytest.param(
+        "src/config.js",
+        """
+        export default {
+          name: 'app',
+          setup() {
+            return {};
+          },
+        };
+        """,
+        SOURCE,
+        {"config.setup", "config.name"},
+        set(),
+        ["config.setup"],
+        id="js-export-default-object",
+    ),
+    pytest.param(
+        "lib/request.js",
+        """
+        defineGetter(req, 'protocol', function protocol() {
+          return this.connection.encrypted ? 'https' : 'http';
+        });
+
+        Object.defineProperty(req, 'query', {
+          configurable: true,
+          get: function () { return parse(this); },
+        });
+        """,
+        SOURCE,
+        {"req.protocol", "req.query"},
+        set(),
+        ["req.protocol", "protocol", "req.query"],
+        id="js-define-property-getters",
+    ),
+    pytest.param(
+        "lib/client.js",
+        """
+        class Client {
+          get timeout() {
+            return this._timeout;
+          }
+          set timeout(value) {
+            this._timeout = value;
+          }
+        }
+        """,
+        SOURCE,
+        {"Client", "Client.timeout"},
+        set(),
+        ["Client.timeout", "timeout"],
+        id="js-class-getter-setter",
+    ),
+    pytest.param(
+        "test/app.use.js",
+        """
+        describe('app', function () {
+          describe('.use(app)', function () {
+            it('should mount the app', function (done) {
+              done();
+            });
+
+            it.skip("should handle \\"quotes\\"", () => {});
+          });
+        });
+        """,
+        TEST,
+        {"app", ".use(app)", "should mount the app", 'should handle "quotes"'},
+        {"app.should mount the app", ".use(app).should mount the app"},
+        ["should mount the app", ".use(app)"],
+        id="js-mocha-titles",
+    ),
+    pytest.param(
+        "tests/basic.test.ts",
+        """
+        import { expect, it, test, describe } from 'vitest'
+
+        it('creates a store hook and api object', () => {
+          const result = create(() => ({ value: null }))
+          expect(result).toBeDefined()
+        })
+
+        describe('subscribe()', () => {
+          test.each([1, 2])('keeps %s listeners', (n) => {
+            function helper() {
+              return n
+            }
+            expect(helper()).toBe(n)
+          })
+        })
+        """,
+        TEST,
+        {"creates a store hook and api object", "subscribe()", "keeps %s listeners"},
+        {"helper"},
+        ["creates a store hook and api object", "keeps %s listeners"],
+        id="ts-vitest-titles",
+    ),
+    pytest.param(
+        "src/store.ts",
+        """
+        export const api = {}
+        api.setState = (partial: unknown): void => {
+          void partial
+        }
+        export default {
+          get size(): number {
+            return 0
+          },
+        }
+        """,
+        SOURCE,
+        {"api", "api.setState", "store.size"},
+        set(),
+        ["api.setState", "store.size", "size"],
+        id="ts-assignment-and-default-object",
+    ),
+    pytest.param(
+        "lib/sinatra/base.rb",
+        """
+        module Sinatra
+          class Base
+            def call(env)
+              dup.call!(env)
+            end
+
+            class << self
+              def compile!(verb, path, block, **options)
+                [verb, path]
+              end
+            end
+
+            define_method(:default_options) { super().merge(options) }
+            alias url uri
+          end
+
+          class Request < Rack::Request
+            class AcceptEntry
+              def priority
+                1
+              end
+            end
+          end
+        end
+        """,
+        SOURCE,
+        {
+            "Sinatra.Base", "Base.call", "Base.compile!", "Base.default_options", "Base.url",
+            "AcceptEntry.priority", "Sinatra.Request.AcceptEntry",
+        },
+        {"Base.:default_options"},
+        [
+            "Base.compile!", "Base#call", "Base::compile!", "Sinatra::Base.compile!",
+            "compile!", "Base.default_options", "AcceptEntry#priority", "Base", "Sinatra::Base",
+        ],
+        id="ruby-innermost-singleton-define-method",
+    ),
+    pytest.param(
+        "spec/lib/rack/protection/base_spec.rb",
+        """
+        RSpec.describe Rack::Protection::Base do
+          describe '#random_string' do
+            it 'outputs a string of 32 characters' do
+              expect(subject.random_string.length).to eq(32)
+            end
+          end
+        end
+        """,
+        TEST,
+        {"#random_string", "outputs a string of 32 characters"},
+        set(),
+        ["outputs a string of 32 characters", "#random_string"],
+        id="ruby-rspec-titles",
+    ),
+    pytest.param(
+        "test/routing_test.rb",
+        """
+        class RoutingTest < Minitest::Test
+          it "matches empty PATH_INFO to /" do
+            assert ok?
+          end
+
+          def test_helper
+            1
+          end
+        end
+        """,
+        TEST,
+        {"matches empty PATH_INFO to /", "RoutingTest.test_helper"},
+        {"RoutingTest.matches empty PATH_INFO to /"},
+        ["matches empty PATH_INFO to /", "test_helper"],
+        id="ruby-minitest-spec-titles",
+    ),
+    pytest.param(
+        "tests/regression.rs",
+        """
+        // See: https://github.com/BurntSushi/ripgrep/issues/16
+        rgtest!(r16, |dir: Dir, mut cmd: TestCommand| {
+            dir.create_dir(".git");
+            cmd.arg("xyz").assert_err();
+        });
+
+        lazy_static! {
+            static ref RE: Regex = Regex::new("a").unwrap();
+        }
+        """,
+        TEST,
+        {"r16"},
+        {"ref", "RE"},
+        ["r16"],
+        id="rust-macro-generated-test",
+    ),
+    pytest.param(
+        "src/searcher.rs",
+        """
+        pub struct Searcher { line_term: u8 }
+
+        impl Searcher {
+            pub fn new() -> Searcher {
+                Searcher { line_term: b'\\n' }
+            }
+        }
+
+        impl Default for Searcher {
+            fn default() -> Searcher {
+                Searcher::new()
+            }
+        }
+        """,
+        SOURCE,
+        {"Searcher", "Searcher.new", "Searcher.default"},
+        set(),
+        ["Searcher::new", "Searcher.default", "new"],
+        id="rust-impl-and-trait-impl",
+    ),
+    pytest.param(
+        "gson/src/main/java/com/google/gson/stream/JsonReader.java",
+        """
+        package com.google.gson.stream;
+
+        public class JsonReader implements Closeable {
+          private boolean lenient = false;
+
+          public JsonReader(Reader in) {
+            this.in = in;
+          }
+
+          public final void setLenient(boolean lenient) {
+            this.lenient = lenient;
+          }
+
+          private static final class Token {
+            void peek() {
+              return;
+            }
+          }
+        }
+
+        enum FieldNamingPolicy {
+          IDENTITY,
+          UPPER_CAMEL_CASE;
+        }
+        """,
+        SOURCE,
+        {
+            "JsonReader.JsonReader", "JsonReader.setLenient", "JsonReader.Token.peek",
+            "FieldNamingPolicy.IDENTITY", "FieldNamingPolicy.UPPER_CAMEL_CASE",
+        },
+        set(),
+        ["JsonReader.setLenient", "JsonReader#setLenient", "Token.peek", "JsonReader.JsonReader"],
+        id="java-members-constructors-enums",
+    ),
+    pytest.param(
+        "src/Money.kt",
+        """
+        class Money(val amount: Long) {
+            constructor(text: String) : this(text.toLong())
+
+            fun plus(other: Money): Money {
+                return Money(amount + other.amount)
+            }
+
+            class Cents {
+                fun round() = 1
+            }
+        }
+
+        enum class Currency { EUR, USD }
+        """,
+        SOURCE,
+        {"Money", "Money.Money", "Money.plus", "Money.Cents.round", "Currency.EUR"},
+        {"Money.constructor"},
+        ["Money.Money", "Money.plus", "Cents.round", "Currency.USD"],
+        id="kotlin-members-constructors-enums",
+    ),
+    pytest.param(
+        "src/OrderService.cs",
+        """
+        namespace Shop
+        {
+            public class OrderService
+            {
+                public OrderService(IRepo repo) { _repo = repo; }
+                public void Place(Order order) { }
+                public class Nested { public void Run() { } }
+            }
+            public enum Status { Open, Closed }
+        }
+        """,
+        SOURCE,
+        {"OrderService.OrderService", "OrderService.Place", "OrderService.Nested.Run", "Status.Open"},
+        {"Shop.OrderService"},
+        ["OrderService.Place", "Nested.Run", "Status.Closed"],
+        id="csharp-members-constructors-enums",
+    ),
+    pytest.param(
+        "src/Retry.scala",
+        """
+        class Retry(n: Int) {
+          def this() = this(3)
+          def run(): Unit = ()
+          object Inner { def go(): Int = 1 }
+        }
+        enum Color { case Red, Green }
+        """,
+        SOURCE,
+        {"Retry", "Retry.Retry", "Retry.run", "Retry.Inner.go", "Color.Red"},
+        {"Retry.this"},
+        ["Retry.Retry", "Retry.run", "Inner.go", "Color.Green"],
+        id="scala-members-constructors-enums",
+    ),
+    pytest.param(
+        "context.go",
+        """
+        package gin
+
+        type Context struct {
+            Request *http.Request
+        }
+
+        func (c *Context) JSON(code int, obj any) {
+            c.Render(code, obj)
+        }
+
+        func (c Context) Value(key any) any {
+            return nil
+        }
+
+        func New() *Engine {
+            return nil
+        }
+        """,
+        SOURCE,
+        {"Context", "Context.JSON", "Context.Value", "New"},
+        {"c.JSON"},
+        ["(*Context).JSON", "Context.Value", "(Context).Value", "New", "JSON"],
+        id="go-pointer-and-value-receivers",
+    ),
+    pytest.param(
+        "Slim/Routing/RouteCollector.php",
+        """
+        <?php
+        namespace Slim\\Routing;
+
+        class RouteCollector implements RouteCollectorInterface
+        {
+            public function map(array $methods, string $pattern, $handler): RouteInterface
+            {
+                return $this->createRoute($methods, $pattern, $handler);
+            }
+        }
+
+        function helper() { return 1; }
+        """,
+        SOURCE,
+        {"RouteCollector", "RouteCollector.map", "helper"},
+        {"Slim.Routing.RouteCollector"},
+        ["RouteCollector.map", "RouteCollector::map", "map", "helper"],
+        id="php-short-class-name",
+    ),
+    pytest.param(
+        "hiredis.h",
+        """
+        #define HIREDIS_MAJOR 1
+        typedef struct redisReply {
+            int type;
+        } redisReply;
+        redisContext *redisConnect(const char *ip, int port);
+        void freeReplyObject(void *reply);
+        """,
+        SOURCE,
+        {"HIREDIS_MAJOR", "redisReply", "redisConnect", "freeReplyObject"},
+        set(),
+        ["redisConnect", "redisReply", "HIREDIS_MAJOR"],
+        id="c-header",
+    ),
+    pytest.param(
+        "src/limiter.cpp",
+        """
+        namespace rl {
+        class Limiter {
+         public:
+          bool allow(int n);
+        };
+
+        bool Limiter::allow(int n) {
+          return n > 0;
+        }
+        }  // namespace rl
+        """,
+        SOURCE,
+        {"Limiter", "Limiter.allow"},
+        {"rl.Limiter.allow"},
+        ["Limiter::allow", "Limiter.allow", "allow"],
+        id="cpp-members",
+    ),
+    pytest.param(
+        "httpx/_client.py",
+        """
+        class Client:
+            class Inner:
+                def method(self):
+                    pass
+
+            def send(self, request):
+                return request
+
+        def top():
+            pass
+        """,
+        SOURCE,
+        {"Client.send", "Client.Inner.method", "top"},
+        set(),
+        ["Client.send", "Inner.method", "Client.Inner.method", "top", "send"],
+        id="python-members",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("path", "source", "role", "present", "absent", "labels"), ROWS)
+def test_symbol_naming(
+    path: str,
+    source: str,
+    role: FileRole,
+    present: set[str],
+    absent: set[str],
+    labels: list[str],
+) -> None:
+    chunks = chunks_of(path, source, role)
+    defined = {name for chunk in chunks for name in chunk.symbols}
+    assert present <= defined, f"missing {sorted(present - defined)}; got {sorted(defined)}"
+    assert not (absent & defined), f"unexpected {sorted(absent & defined)}"
+    unmatched = [
+        label
+        for label in labels
+        if not any(symbol_matches(label, c.symbol, c.symbols) for c in chunks)
+    ]
+    assert not unmatched, f"labels matching no chunk: {unmatched}; names {sorted(defined)}"
+
+
+def test_c_prototype_in_header_is_a_declaration_and_body_a_definition() -> None:
+    header = chunks_of(
+        "hiredis.h", "redisContext *redisConnect(const char *ip, int port);\n", SOURCE
+    )
+    body = chunks_of(
+        "hiredis.c",
+        """
+        redisContext *redisConnect(const char *ip, int port) {
+            return redisConnectWithOptions(ip, port);
+        }
+        """,
+        SOURCE,
+    )
+    (declared,) = [c for c in header if "redisConnect" in c.symbols]
+    (defined,) = [c for c in body if "redisConnect" in c.symbols]
+    assert declared.role is Role.DECLARATION
+    assert defined.role is Role.DEFINITION
+
+
+def test_test_titles_are_tests_and_split_out_of_a_long_suite() -> None:
+    its = "\n".join(
+        f"  it('case {n}', () => {{\n    expect({n}).toBe({n})\n  }})\n" for n in range(40)
+    )
+    chunks = chunks_of("test/long.test.js", f"describe('long suite', () => {{\n{its}}})\n", TEST)
+    by_name = {c.symbol: c for c in chunks}
+    assert {f"case {n}" for n in range(40)} <= set(by_name)
+    assert all(c.role is Role.TEST for c in chunks)
+    assert by_name["case 7"].header == "describe('long suite', () => {"
+
+
+def test_exported_object_members_become_chunks_when_long() -> None:
+    members = "\n".join(f"  get p{n}() {{\n    return this.req.p{n}\n  }},\n" for n in range(50))
+    chunks = chunks_of("lib/request.js", f"module.exports = {{\n{members}}}\n", SOURCE)
+    by_name = {c.symbol: c for c in chunks}
+    assert {f"request.p{n}" for n in range(50)} <= set(by_name)
+    assert by_name["request.p3"].kind == "method"
+    assert by_name["request.p3"].header == "module.exports = {"
+
+
+@pytest.mark.parametrize(
+    ("gap", "attached"),
+    [("\n", True), ("\n\n", False)],
+    ids=["one-blank-line-attaches", "two-blank-lines-do-not"],
+)
+def test_jsdoc_block_attaches_across_one_blank_line(gap: str, attached: bool) -> None:
+    source = f"/**\n * Send a response.\n */\n{gap}res.send = function send(body) {{\n  return body;\n}};\n"
+    (chunk,) = [c for c in chunks_of("lib/response.js", source, SOURCE) if c.symbol == "res.send"]
+    assert (chunk.start_line == 1) is attached
+    assert chunk.text.strip() == chunk.text.strip("\n").strip() and chunk.text[0] != "\n"
