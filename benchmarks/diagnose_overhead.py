@@ -28,10 +28,11 @@ def main() -> None:
     args = parser.parse_args()
 
     from codegold.cases import load_suite
-    from codegold.cli.pipeline import diagnosis_context, ensure_indexes
     from codegold.corpus.git import GitRepo
     from codegold.diagnose import diagnose_records
     from codegold.evaluate import evaluate_attempts
+    from codegold.index.store import IndexCache
+    from codegold.pipeline import diagnosis_context, index_revisions
     from codegold.retrieve.runner import RetrievalSession
 
     doc = yaml.safe_load(Path(args.suite).read_text())
@@ -49,19 +50,11 @@ def main() -> None:
         root = Path(tmp) / "index"
         with GitRepo(repo) as git:
             ti = time.perf_counter()
-            ensure_indexes(
-                git,
-                suite.revisions,
-                root,
-                policy_path=None,
-                embedder=None,
-                repository_name=name,
-                report=None,
-                quiet=True,
-            )
+            index_revisions(git, suite.revisions, root, repository_name=name)
             t0 = time.perf_counter()
             index_time = t0 - ti
-            session = RetrievalSession(root)
+            indexes = IndexCache(root)
+            session = RetrievalSession(root, indexes=indexes)
             attempts = session.retrieve_suite(suite)
             t1 = time.perf_counter()
             records = evaluate_attempts(suite, attempts)
@@ -70,7 +63,7 @@ def main() -> None:
                 suite.by_id(),
                 records,
                 {a.attempt_id: a for a in attempts},
-                diagnosis_context(git, root),
+                diagnosis_context(git, indexes),
             )
             t3 = time.perf_counter()
     failed = [r for r in diagnosed if not r.passed]

@@ -106,7 +106,7 @@ def make_queries(root: Path, rev: str, n: int, seed: int = 11) -> list[str]:
 
 
 def query_latency(root: Path, rev: str, queries: list[str], embedder: str) -> dict[str, float]:
-    from codegold.cli.index_cmd import resolve_embedder
+    from codegold.index.embed import resolve_embedder
     from codegold.index.store import open_index
     from codegold.retrieve.hybrid import HybridRetriever
 

@@ -23,9 +23,9 @@ from codegold.cases.lint import (
     read_suite_file,
     render_proposal,
 )
-from codegold.cli.pipeline import ensure_indexes
 from codegold.corpus.git import GitRepo
 from codegold.index.store import LoadedIndex, open_index
+from codegold.pipeline import index_revisions
 from tests.conftest import run_cli
 from tests.corpus.gitfixture import make_repo
 
@@ -98,16 +98,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     repo, shas = make_repo(root, [V1, V2, V3])
     index = root / "index"
     with GitRepo(repo) as git:
-        ensure_indexes(
-            git,
-            shas,
-            index,
-            policy_path=None,
-            embedder=None,
-            repository_name="demo",
-            report=lambda stage, done, total: None,
-            quiet=True,
-        )
+        index_revisions(git, shas, index, repository_name="demo")
     yield World(repo, index, shas, {sha: open_index(index, sha) for sha in shas})
 
 

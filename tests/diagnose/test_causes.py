@@ -14,13 +14,13 @@ import pytest
 from codegold.attempts import Attempt
 from codegold.cases import load_suite
 from codegold.chunking import ChunkerConfig
-from codegold.cli.pipeline import diagnosis_context
 from codegold.corpus.git import GitRepo
 from codegold.corpus.policy import load_policy
 from codegold.diagnose import diagnose_records
 from codegold.evaluate import evaluate_attempts
 from codegold.evaluate.records import CaseResult
 from codegold.index.build import BuildOptions, build_index
+from codegold.pipeline import diagnosis_context
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.hybrid import HybridRetriever
 from codegold.retrieve.runner import RetrievalSession

@@ -47,9 +47,10 @@ def diagnose(
 ) -> None:
     """Explain failed cases of a run folder (the OUT of `run` or `eval`)."""
     from codegold.attempts import iter_attempts
-    from codegold.cli.pipeline import diagnosis_context
     from codegold.diagnose.bundle import build_bundle, write_bundles
     from codegold.errors import InputError
+    from codegold.index.store import IndexCache
+    from codegold.pipeline import diagnosis_context
     from codegold.report.artifacts import ATTEMPTS, load_results
 
     records = load_results(run_dir)
@@ -67,7 +68,7 @@ def diagnose(
         from codegold.corpus.git import GitRepo
 
         git = GitRepo(repo_path)
-    ctx = diagnosis_context(git, index_dir or (run_dir / "index"))
+    ctx = diagnosis_context(git, IndexCache(index_dir or (run_dir / "index")))
 
     try:
         for record in chosen:

@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from codegold.cli._options import cases_option
-
-if TYPE_CHECKING:
-    from codegold.cases import Suite
-    from codegold.evaluate.records import CaseResult
 
 
 @click.command("eval")
@@ -59,67 +54,24 @@ def eval_(
     Exits 0 when it evaluated, whatever the pass rate (use `codegold gate` to block),
     2 on bad input.
     """
-    from codegold.attempts import digest_file, iter_attempts
-    from codegold.cases import load_suite
-    from codegold.evaluate import evaluate_attempts
-    from codegold.evaluate.repeat import check_repeats
-    from codegold.report.artifacts import AttemptLedger, run_identity, write_results
+    from codegold.cli._progress import echo_err, progress_bar
+    from codegold.pipeline import eval_pipeline
 
-    suite = load_suite(cases_path)
-    ledger = AttemptLedger()
-    attempts = iter_attempts(attempts_path, known_cases=[c.id for c in suite.cases])
-    records = evaluate_attempts(suite, ledger.watch(attempts))
-    if repo_path is not None or index_dir is not None:
-        records = _diagnose(
-            suite, records, attempts_path, repo_path, index_dir or out_dir / "index", quiet=quiet
+    with progress_bar() as report:
+        result = eval_pipeline(
+            cases_path=cases_path,
+            attempts_path=attempts_path,
+            out_dir=out_dir,
+            repo_path=repo_path,
+            index_dir=index_dir,
+            progress=report,
+            log=None if quiet else echo_err,
         )
-    # repeated attempts: the file is read once more, only when some case has several
-    records, repeats = check_repeats(records, iter_attempts(attempts_path))
-    identity = run_identity(suite, ledger, attempts_digest=digest_file(attempts_path))
-    summary = write_results(out_dir, records, {**identity, **repeats})
     if not quiet:
         from codegold.report.terminal import print_summary
 
-        print_summary(summary, records)
+        print_summary(result.summary, result.records)
         click.echo(f"wrote {out_dir / 'results.json'} and {out_dir / 'summary.json'}")
-
-
-def _diagnose(
-    suite: Suite,
-    records: list[CaseResult],
-    attempts_path: Path,
-    repo_path: Path | None,
-    index_root: Path,
-    *,
-    quiet: bool,
-) -> list[CaseResult]:
-    """Diagnose failures with codegold's own index of each pinned revision: built from
-    the repository when one is given (if missing), else read from ``index_root``."""
-    from codegold.attempts import iter_attempts
-    from codegold.cli._progress import progress_bar
-    from codegold.cli.pipeline import diagnosis_context, ensure_indexes
-    from codegold.corpus.git import GitRepo
-    from codegold.diagnose import diagnose_records
-
-    failed_ids = {r.attempt_id for r in records if not r.passed and r.attempt_id}
-    attempts = {a.attempt_id: a for a in iter_attempts(attempts_path) if a.attempt_id in failed_ids}
-    if repo_path is None:
-        return diagnose_records(
-            suite.by_id(), records, attempts, diagnosis_context(None, index_root)
-        )
-    with GitRepo(repo_path) as git, progress_bar() as report:
-        ensure_indexes(
-            git,
-            suite.revisions,
-            index_root,
-            policy_path=None,
-            embedder=None,
-            repository_name=suite.repository_name,
-            report=report,
-            quiet=quiet,
-        )
-        ctx = diagnosis_context(git, index_root)
-        return diagnose_records(suite.by_id(), records, attempts, ctx)
 
 
 @click.command("schema")

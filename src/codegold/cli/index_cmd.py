@@ -16,15 +16,10 @@ DEFAULT_INDEX = ".codegold/index"
 
 
 def resolve_embedder(spec: str) -> EmbeddingProvider | None:
-    """``auto``: the built-in model when its extra is installed, else none (lexical and
-    symbol signals only; the index manifest records which signals it holds)."""
-    if spec == "none":
-        return None
-    from codegold.index.embed import available_default, get_provider
+    """:func:`codegold.index.embed.resolve_embedder`, imported only when a command runs."""
+    from codegold.index.embed import resolve_embedder as resolve
 
-    if spec == "auto":
-        return available_default()
-    return get_provider(spec)
+    return resolve(spec)
 
 
 @click.command("index")

@@ -153,33 +153,25 @@ def _open_indexes(
     git: GitRepo, revisions: list[str], root: Path, *, repository_name: str | None
 ) -> dict[str, LoadedIndex]:
     """The index of each revision under ``root``: an existing build, or a new one."""
-    from codegold.cli._progress import progress_bar
-    from codegold.cli.pipeline import ensure_indexes
-    from codegold.errors import InputError
-    from codegold.index.store import open_index
+    from codegold.cli._progress import echo_err, progress_bar
+    from codegold.index.store import IndexCache
+    from codegold.pipeline import index_revisions
 
-    out: dict[str, LoadedIndex] = {}
-    missing: list[str] = []
-    for revision in revisions:
-        try:
-            out[revision] = open_index(root, revision)
-        except InputError:
-            missing.append(revision)
+    cache = IndexCache(root)
+    missing = [revision for revision in revisions if cache.find(revision) is None]
     if missing:
         with progress_bar() as report:
-            ensure_indexes(
+            index_revisions(
                 git,
                 missing,
                 root,
-                policy_path=None,
-                embedder=None,
                 repository_name=repository_name,
-                report=report,
-                quiet=False,
+                progress=report,
+                log=echo_err,
             )
         for revision in missing:
-            out[revision] = open_index(root, revision)
-    return out
+            cache.forget(revision)
+    return {revision: cache.get(revision) for revision in revisions}
 
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}

@@ -116,22 +116,25 @@ def run(
     Writes OUT/attempts.jsonl, OUT/results.json and OUT/summary.json. Exits 0 when it
     evaluated, whatever the pass rate (`codegold gate` decides what blocks).
     """
-    from codegold.cli.pipeline import run_pipeline
+    from codegold.cli._progress import echo_err, progress_bar
+    from codegold.pipeline import run_pipeline
 
-    summary, records = run_pipeline(
-        cases_path=cases_path,
-        repo_path=repo_path,
-        out_dir=out_dir,
-        index_dir=index_dir,
-        config_path=config_path,
-        policy_path=policy_path,
-        retriever_name=retriever_name,
-        repeat=repeat,
-        embedder=resolve_embedder(embedder),
-        quiet=quiet,
-    )
+    with progress_bar() as report:
+        result = run_pipeline(
+            cases_path=cases_path,
+            repo_path=repo_path,
+            out_dir=out_dir,
+            index_dir=index_dir,
+            config_path=config_path,
+            policy_path=policy_path,
+            retriever_name=retriever_name,
+            repeat=repeat,
+            embedder=resolve_embedder(embedder),
+            progress=report,
+            log=None if quiet else echo_err,
+        )
     if not quiet:
         from codegold.report.terminal import print_summary
 
-        print_summary(summary, records)
+        print_summary(result.summary, result.records)
         click.echo(f"wrote {out_dir}/attempts.jsonl, results.json, summary.json")

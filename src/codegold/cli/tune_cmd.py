@@ -90,11 +90,11 @@ def tune(
     """
     from codegold._io import write_json_atomic
     from codegold.cases import load_suite
-    from codegold.cli._progress import progress_bar
-    from codegold.cli.pipeline import ensure_indexes
+    from codegold.cli._progress import echo_err, progress_bar
     from codegold.corpus.git import GitRepo
     from codegold.errors import InputError
-    from codegold.index.store import open_index
+    from codegold.index.store import IndexCache
+    from codegold.pipeline import index_revisions
     from codegold.tune import evaluate_tuned, load_tuned
     from codegold.tune import tune as run_tune
 
@@ -111,17 +111,18 @@ def tune(
             given[1], split_cases((c.id for c in suite.cases), holdout), source=str(config_path)
         )
     with GitRepo(repo_path) as git, progress_bar() as report:
-        ensure_indexes(
+        index_revisions(
             git,
             suite.revisions,
             index_dir,
             policy_path=policy_path,
             embedder=provider,
             repository_name=suite.repository_name,
-            report=report,
-            quiet=quiet,
+            progress=report,
+            log=None if quiet else echo_err,
         )
-        indexes = {rev: open_index(index_dir, rev) for rev in suite.revisions}
+        cache = IndexCache(index_dir)
+        indexes = {rev: cache.get(rev) for rev in suite.revisions}
         if given is not None:
             result = evaluate_tuned(
                 suite,

@@ -181,6 +181,18 @@ def available_default() -> EmbeddingProvider | None:
     return get_provider("builtin")
 
 
+def resolve_embedder(spec: str) -> EmbeddingProvider | None:
+    """The provider ``--embedder`` names: ``none`` gives None, ``auto`` the built-in
+    model when its extra is installed (else None: lexical and symbol signals only, and
+    the index manifest records which signals it holds), anything else
+    :func:`get_provider`."""
+    if spec == "none":
+        return None
+    if spec == "auto":
+        return available_default()
+    return get_provider(spec)
+
+
 def _threads(threads: int | None) -> int:
     if threads is not None:
         return max(1, threads)
@@ -646,4 +658,5 @@ __all__ = [
     "identifier_tokens",
     "provider_names",
     "register_provider",
+    "resolve_embedder",
 ]

@@ -30,6 +30,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from codegold._lines import split_lines
 from codegold._io import write_json_atomic
 from codegold.attempts import IndexManifest
 from codegold.corpus.model import FileRole, FileStatus
@@ -272,6 +273,21 @@ class LoadedIndex:
             offset += len(text) + 1
         return "\0".join(parts), starts
 
+    def file_text(self, path: str) -> str | None:
+        """A file's text rebuilt from its chunks (enough for spans and excerpts), for
+        when no repository is at hand; None for a file with no chunk."""
+        rows = self.rows_by_file.get(path, [])
+        if not rows:
+            return None
+        end = max(self.chunks[r].end_line for r in rows)
+        lines = [""] * end
+        for r in rows:
+            chunk = self.chunks[r]
+            for i, line in enumerate(split_lines(chunk.text)):
+                if chunk.start_line - 1 + i < end:
+                    lines[chunk.start_line - 1 + i] = line
+        return "\n".join(lines)
+
     def rows_containing(self, phrase: str, limit: int = 200) -> list[int]:
         """Rows whose text contains ``phrase`` (lowercase), in row order, at most ``limit``."""
         import bisect
@@ -345,3 +361,46 @@ def open_index(root: str | Path, revision: str | None = None) -> LoadedIndex:
         known = ", ".join(r[:12] for r in where.revisions()) or "none"
         raise InputError(f"index {root} has no build for revision {revision} (has: {known})")
     return load_build(where.build_dir(build_id))
+
+
+class IndexCache:
+    """The loaded index of each revision under one root, read at most once.
+
+    One cache serves every stage of a command (retrieval, diagnosis, lint, tune), so a
+    run loads each revision's build once. ``loads`` counts the builds actually read.
+    """
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self.loads = 0
+        self._loaded: dict[str, LoadedIndex] = {}
+        self._missing: dict[str, InputError] = {}
+
+    def get(self, revision: str) -> LoadedIndex:
+        """The index serving ``revision``; :class:`InputError` when there is no complete
+        build (remembered until :meth:`forget`)."""
+        loaded = self._loaded.get(revision)
+        if loaded is not None:
+            return loaded
+        if revision in self._missing:
+            raise self._missing[revision]
+        try:
+            loaded = open_index(self.root, revision)
+        except InputError as exc:
+            self._missing[revision] = exc
+            raise
+        self.loads += 1
+        self._loaded[revision] = loaded
+        return loaded
+
+    def find(self, revision: str) -> LoadedIndex | None:
+        """The index serving ``revision``, or None when it has no complete build."""
+        try:
+            return self.get(revision)
+        except InputError:
+            return None
+
+    def forget(self, revision: str) -> None:
+        """Drop what is known of ``revision`` (after building it)."""
+        self._loaded.pop(revision, None)
+        self._missing.pop(revision, None)

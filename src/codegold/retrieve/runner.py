@@ -9,7 +9,7 @@ from typing import Any
 
 from codegold.attempts import Attempt
 from codegold.cases.suite import ResolvedCase, Suite
-from codegold.index.store import LoadedIndex, open_index
+from codegold.index.store import IndexCache, LoadedIndex
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.hybrid import HybridRetriever
 
@@ -20,19 +20,28 @@ def attempt_id(case_id: str, n: int) -> str:
 
 @dataclass
 class RetrievalSession:
-    """Loaded indexes by revision, and a retriever factory over them."""
+    """A retriever per revision over loaded indexes (an :class:`IndexCache`, shared with
+    the stages after retrieval when given; else one of its own under ``index_root``)."""
 
     index_root: Path
     config: RetrieverConfig = field(default_factory=RetrieverConfig)
     embedder: Any = None
     make_retriever: Callable[[LoadedIndex], Any] | None = None
-    _indexes: dict[str, LoadedIndex] = field(default_factory=dict)
+    indexes: IndexCache | None = None
     _retrievers: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.indexes is None:
+            self.indexes = IndexCache(self.index_root)
+
+    @property
+    def cache(self) -> IndexCache:
+        assert self.indexes is not None  # set in __post_init__
+        return self.indexes
 
     def retriever_for(self, revision: str) -> Any:
         if revision not in self._retrievers:
-            loaded = self._indexes.get(revision) or open_index(self.index_root, revision)
-            self._indexes[revision] = loaded
+            loaded = self.cache.get(revision)
             if self.make_retriever is not None:
                 self._retrievers[revision] = self.make_retriever(loaded)
             else:
@@ -42,8 +51,7 @@ class RetrievalSession:
         return self._retrievers[revision]
 
     def index_for(self, revision: str) -> LoadedIndex:
-        self.retriever_for(revision)
-        return self._indexes[revision]
+        return self.cache.get(revision)
 
     def retrieve_case(self, case: ResolvedCase, n: int = 1) -> Attempt:
         retriever = self.retriever_for(case.revision)

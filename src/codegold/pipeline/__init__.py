@@ -1,0 +1,41 @@
+"""The pipeline a run goes through, as plain library functions the CLI only wires.
+
+::
+
+    index_revisions   build (or reuse) each pinned revision's index     (per revision)
+    retrieve_suite    live attempts from the reference or a plugged retriever
+    score             evaluate -> diagnose failures -> flag repeats -> run identity
+    write_run         attempts.jsonl, results.json, summary.json (atomic)
+
+``run_pipeline`` (live) and ``eval_pipeline`` (recorded attempts) compose those steps
+and share one scoring path; one :class:`~codegold.index.store.IndexCache` serves
+retrieval and diagnosis, so a run loads each revision's index once. An executor of its
+own (a batch cluster, say) calls :func:`index_revision` per revision and
+:func:`score_shard` per shard: both take plain, serializable inputs.
+"""
+
+from codegold.pipeline.indexing import index_revision, index_revisions
+from codegold.pipeline.run import RunOutput, eval_pipeline, retrieve_suite, run_pipeline
+from codegold.pipeline.scoring import (
+    AttemptSource,
+    Scored,
+    diagnosis_context,
+    score,
+    score_shard,
+    write_run,
+)
+
+__all__ = [
+    "AttemptSource",
+    "RunOutput",
+    "Scored",
+    "diagnosis_context",
+    "eval_pipeline",
+    "index_revision",
+    "index_revisions",
+    "retrieve_suite",
+    "run_pipeline",
+    "score",
+    "score_shard",
+    "write_run",
+]

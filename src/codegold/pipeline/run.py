@@ -1,0 +1,148 @@
+"""`run` (live: index, retrieve, score) and `eval` (recorded attempts: score) as
+library functions, composed from the steps of this package."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from codegold.attempts import Attempt, digest_file, iter_attempts
+from codegold.cases import load_suite
+from codegold.cases.suite import Suite
+from codegold.corpus.git import GitRepo
+from codegold.diagnose import DiagnosisContext
+from codegold.evaluate.records import CaseResult
+from codegold.index.store import IndexCache, LoadedIndex
+from codegold.pipeline.indexing import Log, Progress, index_revisions
+from codegold.pipeline.scoring import diagnosis_context, score, write_run
+from codegold.retrieve.config import RetrieverConfig
+from codegold.retrieve.registry import RetrieverContext, make_retriever
+from codegold.retrieve.runner import RetrievalSession
+
+
+@dataclass(frozen=True)
+class RunOutput:
+    """What a run wrote (summary.json's document and the records of results.json), and
+    how many index builds it read."""
+
+    summary: dict[str, Any]
+    records: list[CaseResult]
+    index_loads: int
+
+
+def retrieve_suite(
+    suite: Suite,
+    indexes: IndexCache,
+    *,
+    git: GitRepo | None,
+    settings: RetrieverConfig,
+    retriever_name: str = "hybrid",
+    embedder: Any = None,
+    repeat: int = 1,
+    progress: Progress | None = None,
+) -> list[Attempt]:
+    """``repeat`` attempts per case from the retriever ``retriever_name`` names, built
+    once per revision over the loaded index in ``indexes``."""
+
+    def make(loaded: LoadedIndex) -> Any:
+        ctx = RetrieverContext(index=loaded, repo=git, config=settings, embedder=embedder)
+        return make_retriever(retriever_name, ctx)
+
+    session = RetrievalSession(
+        indexes.root, settings, embedder=embedder, make_retriever=make, indexes=indexes
+    )
+    return session.retrieve_suite(suite, repeat=repeat, progress=progress)
+
+
+def run_pipeline(
+    *,
+    cases_path: Path,
+    repo_path: Path,
+    out_dir: Path,
+    index_dir: Path | None = None,
+    config_path: Path | None = None,
+    policy_path: Path | None = None,
+    retriever_name: str = "hybrid",
+    repeat: int = 1,
+    embedder: Any = None,
+    config: RetrieverConfig | None = None,
+    progress: Progress | None = None,
+    log: Log | None = None,
+) -> RunOutput:
+    """Index each pinned revision, retrieve for every case, score, write OUT."""
+    suite = load_suite(cases_path)
+    indexes = IndexCache(index_dir or out_dir / "index")
+    settings = config or (RetrieverConfig.load(config_path) if config_path else RetrieverConfig())
+    with GitRepo(repo_path) as git:
+        index_revisions(
+            git,
+            suite.revisions,
+            indexes.root,
+            policy_path=policy_path,
+            embedder=embedder,
+            repository_name=suite.repository_name,
+            progress=progress,
+            log=log,
+        )
+        attempts = retrieve_suite(
+            suite,
+            indexes,
+            git=git,
+            settings=settings,
+            retriever_name=retriever_name,
+            embedder=embedder,
+            repeat=repeat,
+            progress=progress,
+        )
+        scored = score(suite, lambda: attempts, diagnosis=lambda: diagnosis_context(git, indexes))
+    summary = write_run(out_dir, scored, attempts=attempts)
+    return RunOutput(summary, scored.records, indexes.loads)
+
+
+def eval_pipeline(
+    *,
+    cases_path: Path,
+    attempts_path: Path,
+    out_dir: Path,
+    repo_path: Path | None = None,
+    index_dir: Path | None = None,
+    progress: Progress | None = None,
+    log: Log | None = None,
+) -> RunOutput:
+    """Score recorded attempts; with a repository (its indexes built when missing) or an
+    index root, diagnose the failures too. Writes results.json and summary.json."""
+    suite = load_suite(cases_path)
+    known = [c.id for c in suite.cases]
+
+    def attempts() -> Iterable[Attempt]:
+        return iter_attempts(attempts_path, known_cases=known)
+
+    indexes = IndexCache(index_dir or out_dir / "index")
+    with ExitStack() as stack:
+
+        def diagnosis() -> DiagnosisContext:
+            if repo_path is None:
+                return diagnosis_context(None, indexes)
+            git = stack.enter_context(GitRepo(repo_path))
+            index_revisions(
+                git,
+                suite.revisions,
+                indexes.root,
+                repository_name=suite.repository_name,
+                progress=progress,
+                log=log,
+            )
+            return diagnosis_context(git, indexes)
+
+        diagnose = repo_path is not None or index_dir is not None
+        scored = score(
+            suite,
+            attempts,
+            diagnosis=diagnosis if diagnose else None,
+            attempts_digest=lambda: digest_file(attempts_path),
+        )
+    summary = write_run(out_dir, scored)
+    return RunOutput(summary, scored.records, indexes.loads)

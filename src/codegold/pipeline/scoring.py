@@ -1,0 +1,116 @@
+"""The one scoring path of `run` and `eval`: evaluate, diagnose failures, flag repeated
+attempts, stamp the run identity, write the artifacts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from codegold._io import write_jsonl_atomic
+from codegold.attempts import Attempt
+from codegold.cases.suite import Suite
+from codegold.corpus.git import GitRepo
+from codegold.diagnose import DiagnosisContext, diagnose_records
+from codegold.evaluate import evaluate_attempts
+from codegold.evaluate.records import CaseResult
+from codegold.evaluate.repeat import check_repeats
+from codegold.index.store import IndexCache
+from codegold.report.artifacts import ATTEMPTS, AttemptLedger, run_identity, write_results
+
+AttemptSource = Callable[[], Iterable[Attempt]]
+"""Gives the run's attempts afresh at each call: a list in memory, or a JSONL file read
+again (recorded runs stream, so only the records stay in memory)."""
+
+
+@dataclass(frozen=True)
+class Scored:
+    """The records of a run and what summary.json says about the run besides them."""
+
+    records: list[CaseResult]
+    identity: dict[str, Any]
+
+
+def diagnosis_context(git: GitRepo | None, indexes: IndexCache | Path) -> DiagnosisContext:
+    """Diagnosis reads codegold's own index of each revision (a revision without a
+    complete build gives None) from ``indexes`` (the cache retrieval used, or a root to
+    open a cache of its own on), and file text from git, or from the index's chunks when
+    no repository is at hand."""
+    if not isinstance(indexes, IndexCache):
+        indexes = IndexCache(indexes)
+
+    def read_text(revision: str, path: str) -> str | None:
+        if git is not None:
+            data = git.read_path(revision, path)
+            return data.decode("utf-8", errors="replace") if data is not None else None
+        index = indexes.find(revision)
+        return index.file_text(path) if index is not None else None
+
+    return DiagnosisContext(index_for=indexes.find, read_text=read_text)
+
+
+def score_shard(
+    suite: Suite, attempts: Sequence[Attempt], diagnosis: DiagnosisContext | None = None
+) -> list[CaseResult]:
+    """Evaluate (and, given a context, diagnose) the attempts of some cases: one record
+    per attempt, a ``no_attempt`` record for a case of ``suite`` without one. The
+    per-shard step: run it on a sub-suite and its attempts, concatenate in suite order,
+    then :func:`score` the whole with the records in hand."""
+    records = evaluate_attempts(suite, attempts)
+    if diagnosis is None:
+        return records
+    return _diagnose(suite, records, lambda: attempts, diagnosis)
+
+
+def score(
+    suite: Suite,
+    attempts: AttemptSource,
+    *,
+    diagnosis: Callable[[], DiagnosisContext] | None = None,
+    attempts_digest: Callable[[], str] | None = None,
+) -> Scored:
+    """Evaluate every attempt, diagnose the failures, flag cases whose identical repeated
+    attempts ranked differently, and gather the run identity.
+
+    ``diagnosis`` is called once the attempts are evaluated (so bad attempts are
+    reported before any index is built); ``attempts_digest`` names a recorded file."""
+    ledger = AttemptLedger()
+    records = evaluate_attempts(suite, ledger.watch(attempts()))
+    if diagnosis is not None:
+        records = _diagnose(suite, records, attempts, diagnosis())
+    # read once more only when some case has several attempts
+    records, repeats = check_repeats(records, _Again(attempts))
+    digest = attempts_digest() if attempts_digest is not None else None
+    identity = run_identity(suite, ledger, attempts_digest=digest)
+    return Scored(records, {**identity, **repeats})
+
+
+def write_run(
+    out_dir: Path, scored: Scored, *, attempts: Sequence[Attempt] | None = None
+) -> dict[str, Any]:
+    """Write attempts.jsonl (live runs), results.json and summary.json; the summary."""
+    if attempts is not None:
+        write_jsonl_atomic(out_dir / ATTEMPTS, list(attempts))
+    return write_results(out_dir, scored.records, scored.identity)
+
+
+def _diagnose(
+    suite: Suite,
+    records: list[CaseResult],
+    attempts: AttemptSource,
+    diagnosis: DiagnosisContext,
+) -> list[CaseResult]:
+    failed = {r.attempt_id for r in records if not r.passed and r.attempt_id}
+    by_id = {a.attempt_id: a for a in attempts() if a.attempt_id in failed} if failed else {}
+    return diagnose_records(suite.by_id(), records, by_id, diagnosis)
+
+
+class _Again:
+    """An iterable that asks its source for the attempts only when iterated."""
+
+    def __init__(self, source: AttemptSource) -> None:
+        self._source = source
+
+    def __iter__(self) -> Iterator[Attempt]:
+        return iter(self._source())
