@@ -178,8 +178,8 @@ def file_rank(case: Any, ranked: list[Any]) -> int | None:
 
 def run_suite(spec: SuiteSpec, args: argparse.Namespace) -> list[CaseFigures]:
     from codegold.cases import load_suite
-    from codegold.cli.index_cmd import resolve_embedder
-    from codegold.cli.pipeline import run_pipeline
+    from codegold.index.embed import resolve_embedder
+    from codegold.pipeline import run_pipeline
 
     assert spec.repo is not None
     suite = load_suite(spec.cases)
@@ -189,7 +189,7 @@ def run_suite(spec: SuiteSpec, args: argparse.Namespace) -> list[CaseFigures]:
     figures: dict[str, CaseFigures] = {}
     for retriever in args.retrievers:
         started = time.monotonic()
-        _, records = run_pipeline(
+        records = run_pipeline(
             cases_path=spec.cases,
             repo_path=spec.repo,
             out_dir=root / retriever,
@@ -197,8 +197,7 @@ def run_suite(spec: SuiteSpec, args: argparse.Namespace) -> list[CaseFigures]:
             config_path=args.config if retriever == "hybrid" else None,
             retriever_name=retriever,
             embedder=embedder,
-            quiet=True,
-        )
+        ).records
         print(
             f"  {spec.name}: {retriever} {len(records)} cases in {time.monotonic() - started:.1f}s",
             file=sys.stderr,
