@@ -30,8 +30,8 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from codegold._lines import split_lines
 from codegold._io import write_json_atomic
+from codegold._lines import split_lines
 from codegold.attempts import IndexManifest
 from codegold.corpus.model import FileRole, FileStatus
 from codegold.errors import EnvironmentProblem, InputError
