@@ -34,7 +34,8 @@
 (type_definition
   declarator: (function_declarator
     declarator: (parenthesized_declarator
-      (pointer_declarator declarator: (type_identifier) @name)))) @definition.constant
+      [(pointer_declarator declarator: (type_identifier) @name)
+       (type_identifier) @name]))) @definition.constant
 
 ; Fields (function pointers included) and enumerators: names only unless split out.
 (field_declaration

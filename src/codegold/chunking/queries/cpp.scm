@@ -73,6 +73,11 @@
 
 ; Type aliases, data members, enumerators and macros: names only unless split out.
 (type_definition declarator: (type_identifier) @name) @definition.constant
+(type_definition
+  declarator: (function_declarator
+    declarator: (parenthesized_declarator
+      [(pointer_declarator declarator: (type_identifier) @name)
+       (type_identifier) @name]))) @definition.constant
 (alias_declaration name: (type_identifier) @name) @definition.constant
 (field_declaration
   declarator: [(field_identifier) @name
