@@ -124,6 +124,22 @@ ROWS = [
         id="js-export-default-object",
     ),
     pytest.param(
+        "lib/application.js",
+        """
+        module.exports = class Application extends Emitter {
+          use (fn) {
+            return this
+          }
+        }
+        module.exports.HttpError = HttpError
+        """,
+        SOURCE,
+        {"Application", "Application.use", "HttpError"},
+        {"use", "module.exports"},
+        ["Application.use", "use"],
+        id="js-module-exports-class",
+    ),
+    pytest.param(
         "lib/request.js",
         """
         defineGetter(req, 'protocol', function protocol() {

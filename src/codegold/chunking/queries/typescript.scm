@@ -50,6 +50,13 @@
 (abstract_class_declaration name: (type_identifier) @name) @definition.class
 (lexical_declaration
   (variable_declarator name: (identifier) @name value: (class))) @definition.class
+; module.exports = class Application extends Emitter {...}: by the class's own name.
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression) @_exports
+      right: (class name: (type_identifier) @name))
+    (#eq? @_exports "module.exports")) @definition.class)
 
 (interface_declaration name: (type_identifier) @name) @declaration.interface
 (type_alias_declaration name: (type_identifier) @name) @declaration.type
