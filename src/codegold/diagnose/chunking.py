@@ -79,11 +79,9 @@ def live_chunking_cause(existing: list[TargetFacts]) -> Found | None:
     return _live_missed(existing)
 
 
-def _recorded_target(f: TargetFacts, returned: list[RetrievedChunk]) -> Found | None:
-    if f.span is None:
-        return None
-    start, end = f.span
-    same_file = [c for c in returned if file_matches(c.file, f.target)]
+def _covering_mismatch(
+    f: TargetFacts, same_file: list[RetrievedChunk], start: int, end: int
+) -> Found | None:
     for r in same_file:
         if r.start_line <= start and r.end_line >= end and not chunk_matches(r, f.target):
             return (
@@ -92,6 +90,34 @@ def _recorded_target(f: TargetFacts, returned: list[RetrievedChunk]) -> Found | 
                 f"{f.target.describe()} at {start}-{end} but says "
                 f"symbol={r.symbol!r} role={r.role}",
             )
+    return None
+
+
+def _uncovered(
+    parts: list[tuple[int, int]], start: int, end: int, blank: frozenset[int]
+) -> tuple[int, int] | None:
+    """The first run of code lines in ``start..end`` that no part covers (blank lines
+    between two chunks belong to neither)."""
+    covered = {n for a, b in parts for n in range(max(a, start), min(b, end) + 1)}
+    missing = [n for n in range(start, end + 1) if n not in covered and n not in blank]
+    if not missing:
+        return None
+    last = missing[0]
+    for n in missing[1:]:
+        if n != last + 1:
+            break
+        last = n
+    return missing[0], last
+
+
+def _recorded_target(f: TargetFacts, returned: list[RetrievedChunk]) -> Found | None:
+    if f.span is None:
+        return None
+    start, end = f.span
+    same_file = [c for c in returned if file_matches(c.file, f.target)]
+    found = _covering_mismatch(f, same_file, start, end)
+    if found is not None:
+        return found
     parts = sorted(
         {
             (r.start_line, r.end_line)
@@ -99,12 +125,41 @@ def _recorded_target(f: TargetFacts, returned: list[RetrievedChunk]) -> Found | 
             if r.end_line >= start and r.start_line <= end
         }
     )
-    if len(parts) >= 2 and parts[0][0] <= start and max(p[1] for p in parts) >= end:
+    whole = len(parts) >= 2 and parts[0][0] <= start and max(p[1] for p in parts) >= end
+    if whole and _uncovered(parts, start, end, f.blank_lines) is None:
         return (
             Cause.CHUNK_BOUNDARY,
             f"{f.target.describe()} at {start}-{end} came back split as {parts}",
         )
-    return None
+    return _recorded_gap(f, same_file, start, end)
+
+
+_NEAR = 2  # without the file's text: how far a neighbouring chunk may end from the span
+
+
+def _recorded_gap(
+    f: TargetFacts, same_file: list[RetrievedChunk], start: int, end: int
+) -> Found | None:
+    """The retriever's chunks reach the target from both sides and skip (part of) it:
+    its chunker left those lines out of every chunk."""
+    before, after = f.around or (start - _NEAR, end + _NEAR)
+    near = sorted(
+        {
+            (r.start_line, r.end_line)
+            for r in same_file
+            if r.end_line >= before and r.start_line <= after
+        }
+    )
+    left = any(a <= start for a, _ in near)
+    right = any(b >= end for _, b in near)
+    gap = _uncovered(near, start, end, f.blank_lines)
+    if not (left and right) or gap is None:
+        return None
+    return (
+        Cause.NOT_CHUNKED,
+        f"{f.target.describe()} at {start}-{end}: the returned chunks {near} reach it from "
+        f"both sides, but lines {gap[0]}-{gap[1]} are in none of them",
+    )
 
 
 def recorded_chunking_cause(

@@ -1,12 +1,12 @@
-"""Where a gold target lives at a revision, according to codegold's own index."""
+"""Where a gold target lives at a revision: the revision's text, and codegold's own index."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from codegold.cases.model import Target
 from codegold.corpus.model import FileStatus
+from codegold.diagnose.presence import definition_line, mention_line
 from codegold.evaluate.match import file_matches, symbol_matches
 from codegold.index.store import IndexedChunk, LoadedIndex, StoredInventoryEntry
 
@@ -26,6 +26,8 @@ class TargetFacts:
     matching_chunks: tuple[IndexedChunk, ...]  # chunks that satisfy the target fully
     covering_chunk: IndexedChunk | None  # one chunk covering the span (metadata may differ)
     boundary_chunks: tuple[IndexedChunk, ...]  # consecutive chunks that cover it together
+    blank_lines: frozenset[int] = frozenset()  # blank lines of the span (when text is known)
+    around: tuple[int, int] | None = None  # the nearest code lines before and after the span
 
     def as_evidence(self) -> dict[str, object]:
         return {
@@ -68,30 +70,55 @@ def indexed_chunk_matches(chunk: IndexedChunk, target: Target) -> bool:
     return not (target.roles and chunk.role not in target.roles)
 
 
-_DEF_HINT = (
-    r"(?:def|class|function|func|fn|interface|type|struct|enum|trait|impl|const|let|var|"
-    r"static|public|private|protected|async|export)"
-)
+_DEFINING_ROLES = frozenset({"definition", "declaration", "test"})
+_MENTION_ROLES = frozenset({"call_site", "docs", "configuration", "migration", "generated"})
 
 
-def find_symbol_line(text: str, symbol: str) -> int | None:
-    """The 1-based line where ``symbol``'s last part looks defined, by text alone.
+def _wants_mention(target: Target) -> bool:
+    """A label on call sites, docs or configuration only asks that the name be there."""
+    return bool(target.roles) and all(r in _MENTION_ROLES for r in target.roles or ())
 
-    Used only when no chunk claims the symbol: it separates "the label names
-    something that is not there" (stale) from "the chunker missed it".
+
+def _text_line(target: Target, path: str, text: str) -> int | None:
+    symbol = target.symbol or ""
+    if _wants_mention(target):
+        return mention_line(text, symbol)
+    return definition_line(text, symbol, path)
+
+
+def _role_fits(target: Target, chunk: IndexedChunk) -> bool:
+    if target.roles:
+        return chunk.role in target.roles
+    return chunk.role in _DEFINING_ROLES
+
+
+def _locate_symbol(
+    target: Target,
+    chunks: list[IndexedChunk],
+    files: tuple[str, ...],
+    file_text: dict[str, str],
+) -> tuple[bool, tuple[int, int] | None]:
+    """Whether the symbol is there at the revision, and where.
+
+    The file's text decides (see :mod:`codegold.diagnose.presence`); a chunk that names
+    the symbol in a role the label accepts is evidence too. Only when no text is at hand
+    does any chunk naming the symbol count, as the chunker's word alone.
     """
-    name = re.escape(symbol.rsplit(".", 1)[-1])
-    patterns = [
-        rf"\b{_DEF_HINT}\b[^\n]*?\b{name}\b",
-        rf"^\s*(?:[\w<>\[\],?]+\s+)+{name}\s*\(",  # Java/C-like method declarations
-        rf"^\s*{name}\s*[:=(]",
-        rf"\b{name}\s*=\s*(?:function|\(|async)",
-    ]
-    for pattern in patterns:
-        m = re.search(pattern, text, re.MULTILINE)
-        if m:
-            return text.count("\n", 0, m.start()) + 1
-    return None
+    symbol = target.symbol or ""
+    named = [c for c in chunks if symbol_matches(symbol, c.symbol, c.symbols)]
+    fitting = [c for c in named if _role_fits(target, c)]
+    if fitting:
+        best = min(fitting, key=lambda c: (c.file, c.start_line))
+        return True, (best.start_line, best.end_line)
+    texts = [(p, file_text[p]) for p in files if p in file_text]
+    for path, text in texts:
+        line = _text_line(target, path, text)
+        if line is not None:
+            return True, (line, line)
+    if texts or not named:
+        return False, None
+    best = min(named, key=lambda c: (c.file, c.start_line))
+    return True, (best.start_line, best.end_line)
 
 
 def _target_files(index: LoadedIndex, target: Target) -> tuple[str, ...]:
@@ -101,23 +128,21 @@ def _target_files(index: LoadedIndex, target: Target) -> tuple[str, ...]:
     return tuple(p for p in sorted(index.inventory_by_path) if file_matches(p, target))
 
 
-def _locate_symbol(
-    symbol: str,
-    chunks: list[IndexedChunk],
-    files: tuple[str, ...],
-    file_text: dict[str, str],
-) -> tuple[bool, tuple[int, int] | None]:
-    """Whether the symbol is found, and where: by a chunk that names it, else by text."""
-    named = [c for c in chunks if symbol_matches(symbol, c.symbol, c.symbols)]
-    if named:
-        best = min(named, key=lambda c: (c.file, c.start_line))
-        return True, (best.start_line, best.end_line)
-    for path in files:
-        text = file_text.get(path)
-        line = find_symbol_line(text, symbol) if text is not None else None
-        if line is not None:
-            return True, (line, line)
-    return False, None
+def code_span(span: tuple[int, int], text: str | None) -> tuple[int, int]:
+    """A labelled span without the blank lines at its ends: spans compare on code."""
+    if text is None:
+        return span
+    lines = text.split("\n")
+    start, end = span
+
+    def blank(n: int) -> bool:
+        return 1 <= n <= len(lines) and not lines[n - 1].strip()
+
+    while end > start and blank(end):
+        end -= 1
+    while start < end and blank(start):
+        start += 1
+    return start, end
 
 
 def _cover(
@@ -143,9 +168,12 @@ def target_facts(index: LoadedIndex, target: Target, file_text: dict[str, str]) 
     chunks = [index.chunks[r] for p in files for r in index.rows_by_file.get(p, [])]
     matching = tuple(c for c in chunks if indexed_chunk_matches(c, target))
     symbol_found: bool | None = None
-    span = (target.lines.start, target.lines.end) if target.lines is not None else None
+    span = None
+    text = file_text.get(files[0]) if files else None
+    if target.lines is not None:
+        span = code_span((target.lines.start, target.lines.end), text)
     if target.symbol is not None:
-        symbol_found, found_span = _locate_symbol(target.symbol, chunks, files, file_text)
+        symbol_found, found_span = _locate_symbol(target, chunks, files, file_text)
         span = span or found_span
     if symbol_found is False and inventory and all(e.status in _NO_TEXT for e in inventory):
         symbol_found = None  # a Git LFS pointer or a missing blob: nothing to look in
@@ -164,7 +192,28 @@ def target_facts(index: LoadedIndex, target: Target, file_text: dict[str, str]) 
         matching_chunks=matching,
         covering_chunk=covering,
         boundary_chunks=boundary,
+        blank_lines=_blank_lines(text, span),
+        around=_around(text, span),
     )
+
+
+def _around(text: str | None, span: tuple[int, int] | None) -> tuple[int, int] | None:
+    """The last code line before the span and the first after it (the span's own ends
+    at the file's edges)."""
+    if text is None or span is None:
+        return None
+    lines = text.split("\n")
+    before = next((n for n in range(span[0] - 1, 0, -1) if lines[n - 1].strip()), span[0])
+    after = next((n for n in range(span[1] + 1, len(lines) + 1) if lines[n - 1].strip()), span[1])
+    return before, after
+
+
+def _blank_lines(text: str | None, span: tuple[int, int] | None) -> frozenset[int]:
+    if text is None or span is None:
+        return frozenset()
+    lines = text.split("\n")
+    last = min(span[1], len(lines))
+    return frozenset(n for n in range(span[0], last + 1) if not lines[n - 1].strip())
 
 
 def _contiguous_cover(chunks: list[IndexedChunk], span: tuple[int, int]) -> bool:

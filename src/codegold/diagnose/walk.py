@@ -23,6 +23,7 @@ from codegold.attempts import Attempt, RetrievedChunk
 from codegold.cases.model import Group
 from codegold.cases.suite import ResolvedCase
 from codegold.diagnose.chunking import NOT_INDEXED, chunking_cause
+from codegold.diagnose.presence import definitions_elsewhere, needle
 from codegold.diagnose.targets import TargetFacts, target_facts
 from codegold.evaluate.evaluator import chunk_matches
 from codegold.evaluate.records import CaseResult, Diagnosis
@@ -151,22 +152,38 @@ def check_needs_repository(w: Walk) -> Diagnosis | None:
     )
 
 
+def _defined_elsewhere(w: Walk, facts: TargetFacts) -> list[tuple[str, int]]:
+    """Where the label's symbol is defined now at the revision, outside its labelled file."""
+    symbol = facts.target.symbol
+    if symbol is None or w.index is None:
+        return []
+    wanted = needle(symbol)
+    skip = set(facts.files)
+    paths = sorted({c.file for c in w.index.chunks if wanted in c.text and c.file not in skip})
+    revision = w.case.revision
+    texts = ((p, t) for p in paths if (t := w.ctx.text(revision, p)) is not None)
+    return definitions_elsewhere(texts, symbol)
+
+
+def _stale_detail(w: Walk, g: Group, facts: TargetFacts) -> str:
+    target = facts.target
+    why = "file does not exist" if not facts.files else f"symbol {target.symbol!r} not found"
+    detail = f"group {g.id!r}: {target.describe()}: {why} at {w.case.revision[:12]}"
+    moved = _defined_elsewhere(w, facts)
+    if moved:
+        w.evidence["definedElsewhere"] = [{"file": p, "line": n} for p, n in moved]
+        where = ", ".join(f"{p}:{n}" for p, n in moved)
+        detail += f"; {target.symbol!r} is defined in {where} (moved?)"
+    return detail
+
+
 def check_stale_label(w: Walk) -> Diagnosis | None:
-    """No alternative of a missing group exists at the revision."""
+    """No alternative of a missing group exists in the revision's text."""
     for g in w.missing:
         facts = w.facts[g.id]
         if any(f.exists for f in facts):
             continue
-        first = facts[0]
-        why = (
-            "file does not exist"
-            if not first.files
-            else f"symbol {first.target.symbol!r} not found"
-        )
-        return w.diag(
-            Cause.STALE_LABEL,
-            f"group {g.id!r}: {first.target.describe()}: {why} at {w.case.revision[:12]}",
-        )
+        return w.diag(Cause.STALE_LABEL, _stale_detail(w, g, facts[0]))
     return None
 
 
