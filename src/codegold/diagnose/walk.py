@@ -26,6 +26,7 @@ from codegold.diagnose.chunking import NOT_INDEXED, chunking_cause
 from codegold.diagnose.presence import definitions_elsewhere, needle
 from codegold.diagnose.targets import TargetFacts, target_facts
 from codegold.evaluate.evaluator import chunk_matches
+from codegold.evaluate.match import symbol_matches
 from codegold.evaluate.records import CaseResult, Diagnosis
 from codegold.index.store import LoadedIndex
 from codegold.roles import OWNERS, Cause
@@ -152,14 +153,27 @@ def check_needs_repository(w: Walk) -> Diagnosis | None:
     )
 
 
+_NOT_CODE = frozenset({"markdown", "rst", "text", "yaml", "json", "toml", "ini"})
+
+
 def _defined_elsewhere(w: Walk, facts: TargetFacts) -> list[tuple[str, int]]:
-    """Where the label's symbol is defined now at the revision, outside its labelled file."""
+    """Where the label's symbol is defined now at the revision, outside its labelled file.
+
+    Files whose chunks carry the qualified name come first (``Client.send`` is not any
+    ``send``); otherwise the revision's code files are searched by text.
+    """
     symbol = facts.target.symbol
     if symbol is None or w.index is None:
         return []
     wanted = needle(symbol)
     skip = set(facts.files)
-    paths = sorted({c.file for c in w.index.chunks if wanted in c.text and c.file not in skip})
+    chunks = [
+        c
+        for c in w.index.chunks
+        if c.file not in skip and c.language not in _NOT_CODE and wanted in c.text
+    ]
+    named = {c.file for c in chunks if symbol_matches(symbol, c.symbol, c.symbols)}
+    paths = sorted(named or {c.file for c in chunks})
     revision = w.case.revision
     texts = ((p, t) for p in paths if (t := w.ctx.text(revision, p)) is not None)
     return definitions_elsewhere(texts, symbol)
