@@ -108,8 +108,8 @@ REPOS = (
         "cb22afd7902b566b6eaba6c4ea89739494a65d12",
         "ruby",
         (
-            ("lib/sinatra/base.rb", "Sinatra.Base.invoke"),
-            ("lib/sinatra/base.rb", "Sinatra.Helpers.send_file"),
+            ("lib/sinatra/base.rb", "Base.invoke"),
+            ("lib/sinatra/base.rb", "Helpers.send_file"),
         ),
         "sinatra-contrib/",
     ),
