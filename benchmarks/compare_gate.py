@@ -167,11 +167,12 @@ def _child(argv: list[str]) -> tuple[float, float, int]:
 API = """\
 import sys, time, resource
 t0 = time.perf_counter()
-from codegold.compare import compare_runs, load_outcomes
+from codegold.compare import compare_runs
+from codegold.evaluate.records import load_results
 from codegold.gate import evaluate_gate, load_policy
 base, head, policy, resamples = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 t1 = time.perf_counter()
-b, h = load_outcomes(base), load_outcomes(head)
+b, h = load_results(base), load_results(head)
 t2 = time.perf_counter()
 cmp = compare_runs(b, h, seed=0, resamples=resamples)
 cmp.to_dict(); cmp.to_html()

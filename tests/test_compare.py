@@ -16,11 +16,10 @@ from codegold.compare import (
     ChangeStatus,
     SliceStatus,
     compare_runs,
-    load_outcomes,
     select_attempts,
 )
 from codegold.errors import InputError
-from codegold.evaluate.records import CaseResult
+from codegold.evaluate.records import CaseResult, load_results
 from tests.conftest import run_cli
 
 REV = "a" * 40
@@ -442,16 +441,16 @@ def _write(path: Path, records: list[dict[str, Any]]) -> Path:
     return path
 
 
-def test_load_outcomes_reads_a_run_folder_and_names_bad_records(tmp_path: Path) -> None:
+def test_load_results_reads_a_run_folder_and_names_bad_records(tmp_path: Path) -> None:
     run = tmp_path / "run"
     run.mkdir()
     _write(run / "results.json", [record("c", passed=True)])
-    assert [o.case_id for o in load_outcomes(run)] == ["c"]
+    assert [o.case_id for o in load_results(run)] == ["c"]
     bad = record("weird", passed=True)
     del bad["groupRecall"]
     path = _write(tmp_path / "bad.json", [record("c", passed=True), bad])
     with pytest.raises(InputError) as info:
-        load_outcomes(path)
+        load_results(path)
     assert info.value.file == str(path)
     assert info.value.case_id == "weird"
     assert "groupRecall" in str(info.value)

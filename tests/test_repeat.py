@@ -231,6 +231,20 @@ def test_eval_writes_the_flags_and_the_reasons(world: dict[str, Any], tmp_path: 
     assert summary["nondeterminism"]["reasons"]["tie_breaking"] == 2
     results = json.loads((tmp_path / "one" / "results.json").read_text())
     assert [r["nondeterministic"] for r in results] == [True] * 4
+    # the gate reads results.json through the type that wrote it: it counts what the
+    # summary counts (it used to see 0)
+    (tmp_path / "gate.toml").write_text("[gate]\nminPassRate = 0.0\n")
+    gate = run_cli(
+        "gate",
+        str(tmp_path / "one"),
+        "--policy",
+        str(tmp_path / "gate.toml"),
+        "--json",
+        str(tmp_path / "gate.json"),
+    )
+    assert gate.returncode == 0, gate.stderr
+    decision = json.loads((tmp_path / "gate.json").read_text())
+    assert decision["slices"]["overall"]["nondeterministic"] == 2
 
 
 def test_run_repeat_stores_every_attempt_and_flags_none(

@@ -3,8 +3,9 @@
 A case is compared on **one record per side: its first valid attempt in attemptId
 order** (a case whose attempts are all invalid is represented by its first attempt
 and is never scored). Pass/fail stays binary, so "passed before, fails now" keeps
-one meaning; variation between repeated attempts is the ``repeat`` command's job,
-and cases carrying several attempts are counted in a note.
+one meaning; variation between repeated attempts is judged where they are scored (the
+``nondeterministic`` flag of ``run --repeat N`` and ``eval``), and cases carrying
+several attempts are counted in a note.
 
 Per case, with both sides valid:
 
@@ -40,18 +41,14 @@ from __future__ import annotations
 import html
 import itertools
 import math
-import re
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
-
-import msgspec
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from codegold.errors import InputError
-from codegold.evaluate.records import CaseResult, Diagnosis
+from codegold.evaluate.records import CaseResult, RecordLike, as_records
 from codegold.evaluate.summary import slice_names
 
 if TYPE_CHECKING:
@@ -65,14 +62,11 @@ __all__ = [
     "ChangeStatus",
     "Comparison",
     "MetricDelta",
-    "Outcome",
     "Record",
+    "RecordLike",
     "SliceComparison",
     "SliceStatus",
-    "as_outcomes",
-    "as_results",
     "compare_runs",
-    "load_outcomes",
     "pair_runs",
     "record_slices",
     "select_attempts",
@@ -85,7 +79,6 @@ MIN_CASES = 10
 _METRICS = ("passRate", "mrr", "meanGroupRecall")
 _TESTED = frozenset(("passRate", "mrr"))  # group recall: base/head/delta only
 _TOL = 1e-12
-_T = TypeVar("_T")
 
 
 class ChangeStatus(StrEnum):
@@ -115,126 +108,9 @@ _CASE_ORDER = {s: i for i, s in enumerate(ChangeStatus)}
 
 # -- reading records -------------------------------------------------------------------
 
-
-class Outcome(msgspec.Struct, rename="camel", frozen=True, gc=False):
-    """The fields of a results.json record that compare and gate read.
-
-    Everything but the ranked list: decoding 10,000 records this way is several times
-    faster and lighter than decoding full :class:`CaseResult` records, and the figures
-    are the same.
-    """
-
-    case_id: str
-    attempt_id: str | None
-    valid: bool
-    passed: bool
-    first_relevant_rank: int | None
-    reciprocal_rank: float
-    group_recall: float
-    missing_group_ids: list[str]
-    forbidden_chunk_ids: list[str]
-    revision_mismatches: list[str]
-    query_class: str | None
-    tags: list[str]
-    language: str | None
-    area: str | None
-    target_roles: list[str]
-    diagnosis: Diagnosis | None = None
-
-
-Record = CaseResult | Outcome
-"""A results.json record as compare and gate read it: full, or without the ranked list."""
-RecordLike = CaseResult | Outcome | Mapping[str, Any]
-_R = TypeVar("_R", bound=Record)
-
-
-def load_outcomes(path: str | Path) -> list[Outcome]:
-    """Read a results.json (or a run folder holding one) for compare and gate."""
-    p = Path(path)
-    if p.is_dir():
-        p = p / "results.json"
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", file=str(p)) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", file=str(p)) from None
-    try:
-        return msgspec.json.decode(data, type=list[Outcome])
-    except msgspec.ValidationError as exc:  # a subclass of DecodeError: first
-        # The typed decoder can stop at a shape error before it reaches a syntax error.
-        try:
-            raw = msgspec.json.decode(data)
-        except msgspec.DecodeError as syntax:
-            raise InputError(f"not JSON: {syntax}", file=str(p)) from None
-        raise _record_error(exc, raw, str(p)) from None
-    except msgspec.DecodeError as exc:
-        raise InputError(f"not JSON: {exc}", file=str(p)) from None
-
-
-def as_outcomes(records: Sequence[RecordLike], *, source: str | None = None) -> list[Record]:
-    """Validate records for compare and gate: :class:`CaseResult` and :class:`Outcome`
-    records pass through, mappings (decoded JSON) are checked.
-
-    Raises :class:`InputError` naming ``source``, the case id and the field.
-    """
-    out: list[Record] = []
-    for index, record in enumerate(records):
-        if isinstance(record, CaseResult | Outcome):
-            out.append(record)
-        else:
-            out.append(_convert(record, Outcome, index, records, source))
-    return out
-
-
-def as_results(
-    records: Sequence[CaseResult | Mapping[str, Any]], *, source: str | None = None
-) -> list[CaseResult]:
-    """Validate full records (with their ranked lists), as :func:`as_outcomes` does."""
-    return [
-        r if isinstance(r, CaseResult) else _convert(r, CaseResult, i, records, source)
-        for i, r in enumerate(records)
-    ]
-
-
-def _convert(
-    record: Mapping[str, Any],
-    kind: type[_T],
-    index: int,
-    records: Sequence[Any],
-    source: str | None,
-) -> _T:
-    try:
-        return msgspec.convert(record, kind)
-    except msgspec.ValidationError as exc:
-        raise _record_error(exc, records, source, index=index) from None
-
-
-def _record_error(
-    exc: msgspec.ValidationError, raw: Any, source: str | None, *, index: int | None = None
-) -> InputError:
-    """Turn msgspec's ``... - at `$[3].passed``` into file, case id and field."""
-    message, _, where = str(exc).partition(" - at `$")
-    where = where.rstrip("`")
-    m = re.match(r"\[(\d+)\]", where)
-    if m:
-        index, where = int(m.group(1)), where[m.end() :]
-    field = re.split(r"[.\[]", where.lstrip("."), maxsplit=1)[0] or None
-    missing = re.search(r"field `([^`]+)`", message)
-    if missing:
-        field = f"{field}.{missing.group(1)}" if field else missing.group(1)
-    case_id = None
-    if index is not None and isinstance(raw, Sequence) and index < len(raw):
-        item = raw[index]
-        found = item.get("caseId") if isinstance(item, Mapping) else None
-        case_id = found if isinstance(found, str) else None
-    where_text = f"record {index}: " if index is not None else ""
-    return InputError(
-        f"{where_text}not a codegold results record: {message}",
-        file=source,
-        case_id=case_id,
-        field=field,
-    )
+Record = CaseResult
+"""A results.json record, as compare and gate read it: the type that wrote it."""
+_R = TypeVar("_R", bound=CaseResult)
 
 
 def select_attempts(records: Sequence[_R], *, source: str | None = None) -> dict[str, _R]:
@@ -263,8 +139,7 @@ def select_attempts(records: Sequence[_R], *, source: str | None = None) -> dict
 
 def record_slices(record: Record) -> list[str]:
     """The slices a record belongs to, named as summary.json names them."""
-    # An Outcome carries every attribute slice_names reads.
-    return slice_names(cast(CaseResult, record))
+    return slice_names(record)
 
 
 # -- the comparison --------------------------------------------------------------------
@@ -529,8 +404,8 @@ def pair_runs(
 ) -> tuple[list[CaseChange], list[str]]:
     """Classify every case of either run (no statistics). Returns changes by case id,
     and run-level notes."""
-    base_records = as_outcomes(base, source=base_label)
-    head_records = as_outcomes(head, source=head_label)
+    base_records = as_records(base, source=base_label)
+    head_records = as_records(head, source=head_label)
     base_sel = select_attempts(base_records, source=base_label)
     head_sel = select_attempts(head_records, source=head_label)
     base_n = _attempt_counts(base_records)
@@ -555,7 +430,8 @@ def pair_runs(
     if repeated:
         notes.append(
             f"{_cases(repeated)} with repeated attempts; each side is compared on its first "
-            "valid attempt by attemptId (run `codegold repeat` to judge their stability)"
+            "valid attempt by attemptId (their stability is the `nondeterministic` flag "
+            "that `codegold run --repeat N` and `codegold eval` set)"
         )
     return changes, notes
 

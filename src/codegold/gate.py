@@ -41,19 +41,11 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
-from codegold.compare import (
-    OVERALL,
-    CaseChange,
-    Record,
-    RecordLike,
-    as_outcomes,
-    pair_runs,
-    record_slices,
-)
+from codegold.compare import OVERALL, CaseChange, pair_runs, record_slices
 from codegold.errors import InputError
-from codegold.evaluate.records import CaseResult
+from codegold.evaluate.records import CaseResult, RecordLike, as_records
 from codegold.evaluate.summary import SLICE_KINDS, aggregate
 
 __all__ = [
@@ -304,16 +296,16 @@ def evaluate_gate(
             file=policy.source,
             field="gate.noRegression",
         )
-    records = as_outcomes(results, source=results_label)
-    by_slice: dict[str, list[Record]] = {name: [] for name in policy.slices}
+    records = as_records(results, source=results_label)
+    by_slice: dict[str, list[CaseResult]] = {name: [] for name in policy.slices}
     by_slice[OVERALL] = list(records)
     for record in records:
         for name in record_slices(record):
             members = by_slice.get(name)
             if members is not None:
                 members.append(record)
-    # The same function summary.json uses; an Outcome carries every field it reads.
-    aggregates = {name: aggregate(cast(list[CaseResult], rs)) for name, rs in by_slice.items()}
+    # The same function summary.json uses, on the same records.
+    aggregates = {name: aggregate(rs) for name, rs in by_slice.items()}
 
     checks: list[GateCheck] = []
     warnings: list[str] = []

@@ -54,10 +54,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from codegold._io import write_text_atomic
-from codegold.compare import as_results, select_attempts
+from codegold.compare import select_attempts
 from codegold.errors import InputError
 from codegold.evaluate.match import file_matches
-from codegold.evaluate.records import CaseResult, RankedEntry
+from codegold.evaluate.records import CaseResult, RankedEntry, as_records
 from codegold.roles import Match
 
 if TYPE_CHECKING:
@@ -140,7 +140,7 @@ def trec_lines(
         )
     if not tag or _UNSAFE.search(tag):
         raise InputError("must be non-empty, without whitespace", field="tag")
-    chosen = select_attempts(as_results(results, source=source), source=source)
+    chosen = select_attempts(as_records(results, source=source), source=source)
     gold = suite.by_id() if suite is not None else None
     run: list[str] = []
     qrels: list[str] = []

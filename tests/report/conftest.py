@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 
-from codegold.evaluate.records import CaseResult
-from codegold.report.artifacts import load_results
+from codegold.evaluate.records import CaseResult, load_results
 from codegold.report.html import render_html
 from tests.report.helpers import diagnosed_run
 

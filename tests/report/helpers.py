@@ -10,8 +10,8 @@ from typing import Any
 
 import msgspec
 
-from codegold.evaluate.records import CaseResult, Diagnosis, RankedEntry
-from codegold.report.artifacts import load_results, write_results
+from codegold.evaluate.records import CaseResult, Diagnosis, RankedEntry, load_results
+from codegold.report.artifacts import write_results
 from tests.conftest import ROOT, run_cli
 
 EXAMPLE = ROOT / "examples" / "recorded"

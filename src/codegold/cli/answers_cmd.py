@@ -55,7 +55,8 @@ def answers(
     """
     from codegold.answers import judge_answers, load_answers, update_run, write_answer_artifacts
     from codegold.attempts import digest_file, load_attempts
-    from codegold.report.artifacts import ATTEMPTS, RESULTS, load_results
+    from codegold.evaluate.records import RESULTS, load_results
+    from codegold.report.artifacts import ATTEMPTS
 
     run_dir = results_path if results_path.is_dir() else results_path.parent
     results_file = results_path / RESULTS if results_path.is_dir() else results_path

@@ -46,11 +46,12 @@ def compare(base: Path, head: Path, json_out: Path | None, seed: int, resamples:
     from rich.console import Console
 
     from codegold._io import write_json_atomic
-    from codegold.compare import compare_runs, load_outcomes
+    from codegold.compare import compare_runs
+    from codegold.evaluate.records import load_results
 
     comparison = compare_runs(
-        load_outcomes(base),
-        load_outcomes(head),
+        load_results(base),
+        load_results(head),
         seed=seed,
         resamples=resamples,
         base_label=str(base),
@@ -91,14 +92,14 @@ def gate(results: Path, policy_path: Path, baseline: Path | None, json_out: Path
     policy without --baseline).
     """
     from codegold._io import write_json_atomic
-    from codegold.compare import load_outcomes
+    from codegold.evaluate.records import load_results
     from codegold.gate import evaluate_gate, load_policy
 
     policy = load_policy(policy_path)
     decision = evaluate_gate(
-        load_outcomes(results),
+        load_results(results),
         policy,
-        load_outcomes(baseline) if baseline is not None else None,
+        load_results(baseline) if baseline is not None else None,
         results_label=str(results),
         baseline_label=str(baseline) if baseline is not None else "baseline",
     )
@@ -151,7 +152,7 @@ def export_trec(
     Without --suite the qrels are a projection of the results' per-rank matches:
     rank-position measures (RR, Success, P@k) are exact, recall-type ones are not.
     """
-    from codegold.report.artifacts import load_results
+    from codegold.evaluate.records import load_results
     from codegold.trec import GRANULARITIES
     from codegold.trec import export_trec as write_trec
 

@@ -49,9 +49,10 @@ def diagnose(
     from codegold.attempts import iter_attempts
     from codegold.diagnose.bundle import build_bundle, write_bundles
     from codegold.errors import InputError
+    from codegold.evaluate.records import load_results
     from codegold.index.store import IndexCache
     from codegold.pipeline import diagnosis_context
-    from codegold.report.artifacts import ATTEMPTS, load_results
+    from codegold.report.artifacts import ATTEMPTS
 
     records = load_results(run_dir)
     chosen = [r for r in records if (r.case_id == case_id if case_id else not r.passed)]

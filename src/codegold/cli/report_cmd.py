@@ -48,7 +48,7 @@ def report(
     diagnosis details and evidence are shown with secrets redacted. With no output
     option, prints the summary table. Exits 2 on bad input.
     """
-    from codegold.report.artifacts import load_results
+    from codegold.evaluate.records import load_results
 
     records = load_results(results)
     summary = _load_summary(results, summary_path, records)
@@ -138,12 +138,13 @@ def _load_summary(
 
 def _compare(base: Path, results: Path, records: list[CaseResult]) -> Any:
     from codegold.errors import EnvironmentProblem
+    from codegold.evaluate.records import load_results
 
     try:
-        from codegold.compare import compare_runs, load_outcomes
+        from codegold.compare import compare_runs
     except ImportError as exc:
         raise EnvironmentProblem(f"--compare is not available here: {exc}") from None
-    return compare_runs(load_outcomes(base), records, base_label=str(base), head_label=str(results))
+    return compare_runs(load_results(base), records, base_label=str(base), head_label=str(results))
 
 
 def _write(path: Path, data: bytes) -> None:

@@ -47,11 +47,8 @@ def aggregate(records: Sequence[CaseResult]) -> dict[str, Any]:
         "mrr": _mean([r.reciprocal_rank for r in valid]),
         "forbiddenRate": _mean([1.0 if r.forbidden_chunk_ids else 0.0 for r in valid]),
         "revisionMismatchRate": _mean([1.0 if r.revision_mismatches else 0.0 for r in valid]),
-        # cases whose identical repeated attempts ranked differently (see evaluate.repeat);
-        # getattr: gate and compare aggregate record-like outcomes too
-        "nondeterministic": len(
-            {r.case_id for r in records if getattr(r, "nondeterministic", None)}
-        ),
+        # cases whose identical repeated attempts ranked differently (see evaluate.repeat)
+        "nondeterministic": len({r.case_id for r in records if r.nondeterministic}),
         "causes": dict(sorted(Counter(_cause(r) for r in records if _cause(r)).items())),
         "owners": dict(sorted(Counter(_owner(r) for r in records if _owner(r)).items())),
     }

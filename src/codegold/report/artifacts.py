@@ -12,12 +12,21 @@ from codegold import EVALUATOR_VERSION, __version__
 from codegold._io import write_json_array_atomic, write_json_atomic
 from codegold.attempts import Attempt
 from codegold.cases.suite import Suite
-from codegold.evaluate.records import CaseResult
+from codegold.evaluate.records import RESULTS, CaseResult, load_results
 from codegold.evaluate.summary import summarize
 
-RESULTS = "results.json"
 SUMMARY = "summary.json"
 ATTEMPTS = "attempts.jsonl"
+
+__all__ = [
+    "ATTEMPTS",
+    "RESULTS",
+    "SUMMARY",
+    "AttemptLedger",
+    "load_results",
+    "run_identity",
+    "write_results",
+]
 
 
 class AttemptLedger:
@@ -74,18 +83,3 @@ def write_results(
     write_json_array_atomic(out / RESULTS, records)
     write_json_atomic(out / SUMMARY, summary)
     return summary
-
-
-def load_results(path: str | Path) -> list[CaseResult]:
-    """Read a results.json back (for compare, gate, report, diagnose)."""
-    from codegold.errors import InputError
-
-    p = Path(path)
-    if p.is_dir():
-        p = p / RESULTS
-    try:
-        return msgspec.json.decode(p.read_bytes(), type=list[CaseResult])
-    except FileNotFoundError:
-        raise InputError("no such file", file=str(p)) from None
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        raise InputError(f"not a codegold results file: {exc}", file=str(p)) from None
