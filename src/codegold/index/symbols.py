@@ -15,6 +15,11 @@ def fold(name: str) -> str:
     return name.rsplit(".", 1)[-1].replace("_", "").replace("$", "").lower()
 
 
+def _is_title(name: str) -> bool:
+    """A test named by its title string (SPEC §1), not a qualified name."""
+    return any(ch.isspace() for ch in name)
+
+
 def _sorted(table: dict[str, list[int]]) -> dict[str, list[int]]:
     return {key: table[key] for key in sorted(table)}
 
@@ -43,11 +48,15 @@ class SymbolTable(msgspec.Struct, frozen=True):
         for row, names in enumerate(defined):
             keys: set[str] = set()
             for name in names:
+                if _is_title(name):
+                    # a test title ("calls res.send") is one name, not a dotted path
+                    keys.add(name)
+                    continue
                 parts = name.split(".")
                 keys.update(".".join(parts[i:]) for i in range(len(parts)))
             for key in keys:
                 defs.setdefault(key, []).append(row)
-            for key in {fold(n) for n in names}:
+            for key in {fold(n) for n in names if not _is_title(n)}:
                 lower.setdefault(key, []).append(row)
         for row, names in enumerate(referenced):
             for name in set(names):
