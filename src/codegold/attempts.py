@@ -36,6 +36,20 @@ class IndexManifest(_Model, frozen=True):
     # Git LFS pointers (content outside git): recorded, never indexed (None when 0).
     files_unreadable: int | None = None
     lfs_pointers: int | None = None
+    # True when nobody built this index in codegold's sight: the revision was stated by
+    # whoever ran the retriever (--assume-revision, an adapter's factory), not proven.
+    revision_asserted: bool | None = None
+
+
+class ChunkClaim(_Model, frozen=True):
+    """What a retriever said about a chunk that codegold resolved itself (SPEC §2):
+    kept as its claim, never overwritten by the parse."""
+
+    start_line: int | None = None
+    end_line: int | None = None
+    symbol: str | None = None
+    symbols: tuple[str, ...] | None = None
+    role: str | None = None
 
 
 class RetrievedChunk(_Model, frozen=True):
@@ -49,6 +63,10 @@ class RetrievedChunk(_Model, frozen=True):
     symbol: str | None = None
     symbols: tuple[str, ...] | None = None
     excerpt: str | None = None
+    # True when codegold located the chunk and took its symbols and role from its own
+    # parse; ``claim`` then holds what the retriever sent.
+    resolved: bool | None = None
+    claim: ChunkClaim | None = None
 
 
 class RetrieverInfo(_Model, frozen=True):
@@ -72,6 +90,9 @@ class Attempt(_Model, frozen=True):
     started_at: str | None = None
     duration_ms: float | None = None
     debug: dict[str, Any] | None = None
+    # Why chunks of this attempt could not be resolved (SPEC §2): its case is then
+    # invalid with these reasons, never scored, and the rest of the run goes on.
+    problems: tuple[str, ...] | None = None
 
 
 _decoder = msgspec.json.Decoder(Attempt)

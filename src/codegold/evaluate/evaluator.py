@@ -109,7 +109,8 @@ def evaluate_case(case: ResolvedCase, attempt: Attempt | None) -> CaseResult:
             ),
         )
 
-    reason = invalid_reason(case, attempt.index)
+    reason = "; ".join(attempt.problems) if attempt.problems else None
+    reason = reason or invalid_reason(case, attempt.index)
     ranked, hits = rank_entries(case, attempt.ranked)
     visible = ranked[: case.cutoff]
     satisfied: set[int] = set().union(*hits[: case.cutoff]) if visible else set()

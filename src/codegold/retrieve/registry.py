@@ -8,7 +8,10 @@ Names:
 * ``command:CMD`` — your own pipeline as a program: one JSON request on stdin per case,
   one attempt on stdout (see :mod:`codegold.retrieve.adapters`);
 * ``http:URL`` — your own pipeline as a service: the same request POSTed, the same
-  attempt answered.
+  attempt answered;
+* ``llamaindex:MODULE:FACTORY`` / ``langchain:MODULE:FACTORY`` — a LlamaIndex or
+  LangChain retriever built by ``FACTORY(repo_dir, revision)``, called in process
+  (see :mod:`codegold.retrieve.frameworks`).
 """
 
 from __future__ import annotations
@@ -72,11 +75,25 @@ def _http(spec: str, ctx: RetrieverContext) -> Retriever:
     return HttpRetriever(spec.partition(":")[2], revision=ctx.index.revision)
 
 
+def _llamaindex(spec: str, ctx: RetrieverContext) -> Retriever:
+    from codegold.retrieve.frameworks import framework_retriever
+
+    return framework_retriever("llamaindex", spec, ctx)
+
+
+def _langchain(spec: str, ctx: RetrieverContext) -> Retriever:
+    from codegold.retrieve.frameworks import framework_retriever
+
+    return framework_retriever("langchain", spec, ctx)
+
+
 for _name, _factory in (
     ("hybrid", _hybrid),
     ("bm25-window", _window),
     ("command", _command),
     ("http", _http),
+    ("llamaindex", _llamaindex),
+    ("langchain", _langchain),
 ):
     register_retriever(_name, _factory)
 
@@ -109,6 +126,6 @@ def make_retriever(spec: str, ctx: RetrieverContext) -> Retriever:
             "command:CMD and http:URL wrap your own pipeline)",
             field="--retriever",
         )
-    if name in ("command", "http") and not spec.partition(":")[2]:
+    if name in ("command", "http", "llamaindex", "langchain") and not spec.partition(":")[2]:
         raise InputError(f"{name}: needs an argument, e.g. {name}:…", field="--retriever")
     return factory(spec, ctx)

@@ -1,0 +1,295 @@
+"""Resolve the chunks retrievers in the wild return into codegold's chunk contract.
+
+A retriever outside codegold usually knows a chunk's file and text, sometimes its
+lines, rarely its symbols and role. :class:`SpanResolver` locates such a chunk in the
+file at the pinned revision (by its lines when it gives them, else by finding its
+excerpt), then takes the symbols and role of that span from codegold's own parse of
+the file. What the retriever did claim is kept in ``claim``, never overwritten: a
+claim that disagrees with the parse is evidence for ``metadata_mismatch``.
+
+A chunk that cannot be resolved (no such file at the revision, an excerpt that is not
+in it, lines beyond its end) raises :class:`ChunkProblem` with the reason; callers
+make that chunk's case invalid, never the run.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from codegold.attempts import ChunkClaim, RetrievedChunk
+from codegold.chunking import Chunk, ChunkerConfig, chunk_file
+from codegold.chunking.config import role_for_file
+from codegold.corpus.model import FileRole
+from codegold.roles import Role
+
+__all__ = ["ChunkProblem", "SpanResolver", "is_minimal", "normalise_path"]
+
+_TOKEN = re.compile(r"\S+")
+# The finest parse the chunker gives: every member of a container its own chunk and
+# no definition cut into pieces, so that a span is named by the definitions it holds.
+FINE_PARSE = ChunkerConfig(max_chunk_lines=1, long_definition_factor=10**6, min_member_lines=1)
+# A chunk whose span, symbols and role the retriever gave needs no resolution.
+_FULL = ("chunkId", "startLine", "endLine", "role", "repositoryRevision", "score")
+
+
+class ChunkProblem(Exception):
+    """Why one chunk could not be resolved (a one-line reason)."""
+
+
+def is_minimal(raw: Mapping[str, Any]) -> bool:
+    """Whether a raw chunk (attempt-format keys) lacks what evaluation needs."""
+    return any(raw.get(key) is None for key in _FULL)
+
+
+def normalise_path(path: str, root: str | None = None) -> str:
+    """A repository-relative ``/`` path from what a retriever recorded: absolute paths
+    under ``root`` lose it, ``./`` and backslashes are dropped."""
+    p = path.replace("\\", "/")
+    if root is not None:
+        r = root.replace("\\", "/").rstrip("/") + "/"
+        if p.startswith(r):
+            p = p[len(r) :]
+    while p.startswith("./"):
+        p = p[2:]
+    return p
+
+
+@dataclass(frozen=True)
+class _File:
+    text: str
+    line_starts: tuple[int, ...]
+    chunks: tuple[Chunk, ...]
+    file_role: FileRole
+    tokens: tuple[tuple[int, int], ...] | None = None
+
+    @property
+    def lines(self) -> int:
+        return len(self.line_starts) - (1 if self.text.endswith("\n") else 0)
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self.line_starts, offset)
+
+
+def _line_starts(text: str) -> tuple[int, ...]:
+    starts = [0]
+    starts.extend(m.end() for m in re.finditer("\n", text))
+    return tuple(starts)
+
+
+class SpanResolver:
+    """Resolves chunks of one repository against codegold's parse, file by file.
+
+    ``read_text(revision, path)`` gives a file's text (None when there is no such
+    file); ``file_role(revision, path, text)`` what the path policy classifies it as.
+    Parses are cached per (revision, path).
+    """
+
+    def __init__(
+        self,
+        read_text: Callable[[str, str], str | None],
+        file_role: Callable[[str, str, str], FileRole],
+    ) -> None:
+        self._read_text = read_text
+        self._file_role = file_role
+        self._files: dict[tuple[str, str], _File | None] = {}
+        self.resolved = 0
+
+    @classmethod
+    def from_git(cls, git: Any, *, policy_path: Any = None) -> SpanResolver:
+        """A resolver reading a :class:`~codegold.corpus.git.GitRepo` at each revision,
+        with the path policy in force there (or the one at ``policy_path``)."""
+        from codegold.corpus.policy import PathPolicy, load_policy
+
+        policies: dict[str, PathPolicy] = {}
+
+        def read_text(revision: str, path: str) -> str | None:
+            data = git.read_path(revision, path)
+            return None if data is None else data.decode("utf-8", errors="replace")
+
+        def file_role(revision: str, path: str, text: str) -> FileRole:
+            if revision not in policies:
+                policies[revision] = load_policy(
+                    repo=git, revision=revision, config_path=policy_path
+                )
+            head = text[:8192].encode("utf-8", errors="replace")
+            return policies[revision].classify(path, head).role
+
+        return cls(read_text, file_role)
+
+    def _file(self, revision: str, path: str) -> _File | None:
+        key = (revision, path)
+        if key not in self._files:
+            text = self._read_text(revision, path) if path else None
+            if text is None:
+                self._files[key] = None
+            else:
+                role = self._file_role(revision, path, text)
+                chunks = chunk_file(path, text, file_role=role, config=FINE_PARSE).chunks
+                self._files[key] = _File(text, _line_starts(text), tuple(chunks), role)
+        return self._files[key]
+
+    def resolve(self, raw: Mapping[str, Any], revision: str, *, rank: int) -> RetrievedChunk:
+        """The chunk ``raw`` (attempt-format keys, any subset with ``file``) at
+        ``revision``, its span, symbols and role from codegold's parse. ``rank``
+        (1-based) names the chunk in a problem and makes a missing id."""
+        path = raw.get("file")
+        if not isinstance(path, str) or not path:
+            raise ChunkProblem(f"chunk {rank} has no file")
+        path = normalise_path(path)
+        found = self._file(revision, path)
+        if found is None:
+            raise ChunkProblem(f"chunk {rank}: {path} does not exist at {revision[:12]}")
+        start, end = self._span(found, raw, path, rank)
+        best, symbols = _parse_of_span(found.chunks, start, end)
+        role = best.role if best is not None else role_for_file(found.file_role, Role.DEFINITION)
+        claim = _claim(raw)
+        chunk_id = raw.get("chunkId")
+        if not isinstance(chunk_id, str) or not chunk_id:
+            chunk_id = _chunk_id(path, start, end)
+        score = raw.get("score")
+        self.resolved += 1
+        return RetrievedChunk(
+            chunk_id=chunk_id,
+            file=path,
+            start_line=start,
+            end_line=end,
+            role=role.value,
+            repository_revision=revision,
+            score=float(score) if isinstance(score, int | float) else 0.0,
+            symbol=_primary(symbols) or (best.symbol if best is not None else None),
+            symbols=tuple(symbols) or None,
+            excerpt=raw.get("excerpt") if isinstance(raw.get("excerpt"), str) else None,
+            resolved=True,
+            claim=claim,
+        )
+
+    def _span(self, f: _File, raw: Mapping[str, Any], path: str, rank: int) -> tuple[int, int]:
+        start, end = raw.get("startLine"), raw.get("endLine")
+        if isinstance(start, int) and isinstance(end, int):
+            if start < 1 or end < start:
+                raise ChunkProblem(f"chunk {rank}: lines {start}-{end} are not a span")
+            if end > f.lines:
+                raise ChunkProblem(
+                    f"chunk {rank}: lines {start}-{end} run past the end of {path} "
+                    f"({f.lines} lines)"
+                )
+            return start, end
+        excerpt = raw.get("excerpt")
+        if not isinstance(excerpt, str) or not excerpt.strip():
+            raise ChunkProblem(f"chunk {rank}: needs startLine/endLine or an excerpt")
+        hint = start if isinstance(start, int) else None
+        located = _locate(f, excerpt, hint)
+        if located is None:
+            raise ChunkProblem(f"chunk {rank}: its excerpt is not in {path} at this revision")
+        return located
+
+
+def _locate(f: _File, excerpt: str, hint: int | None) -> tuple[int, int] | None:
+    """The 1-based line span of ``excerpt`` in the file: verbatim first, else with
+    whitespace runs taken as equal (splitters re-join text). Of several places, the
+    one nearest ``hint`` (a claimed start line), else the first."""
+    needle = excerpt.strip()
+    spots: list[tuple[int, int]] = []
+    at = f.text.find(needle)
+    while at != -1 and len(spots) < 64:
+        spots.append((at, at + len(needle)))
+        at = f.text.find(needle, at + 1)
+    if not spots:
+        spots = _locate_loose(f, needle)
+    if not spots:
+        return None
+    if hint is not None:
+        spots.sort(key=lambda s: (abs(f.line_of(s[0]) - hint), s[0]))
+    begin, stop = spots[0]
+    return f.line_of(begin), f.line_of(max(begin, stop - 1))
+
+
+def _locate_loose(f: _File, needle: str) -> list[tuple[int, int]]:
+    words = needle.split()
+    if not words:
+        return []
+    tokens = f.tokens
+    if tokens is None:
+        tokens = tuple((m.start(), m.end()) for m in _TOKEN.finditer(f.text))
+        object.__setattr__(f, "tokens", tokens)
+    haystack_words = [f.text[a:b] for a, b in tokens]
+    n = len(words)
+    out: list[tuple[int, int]] = []
+    for i in range(len(haystack_words) - n + 1):
+        # interior words equal; the first may be cut at its start, the last at its end
+        if not haystack_words[i].endswith(words[0]):
+            continue
+        if n > 1 and not haystack_words[i + n - 1].startswith(words[-1]):
+            continue
+        if n == 1 or haystack_words[i + 1 : i + n - 1] == words[1:-1]:
+            first = tokens[i]
+            last = tokens[i + n - 1]
+            out.append((first[1] - len(words[0]), last[0] + len(words[-1])))
+            if len(out) >= 64:
+                break
+    if n == 1 and not out:
+        return []
+    return out
+
+
+def _parse_of_span(
+    chunks: tuple[Chunk, ...], start: int, end: int
+) -> tuple[Chunk | None, list[str]]:
+    """The parse chunk that best describes the span (largest overlap, then the
+    smallest, then the first) and the symbols of every chunk the span covers at
+    least half of, or that contains the span, in file order."""
+    best: Chunk | None = None
+    best_key: tuple[int, int, int] | None = None
+    symbols: list[str] = []
+    for c in sorted(chunks, key=lambda c: (c.start_line, c.end_line)):
+        overlap = min(end, c.end_line) - max(start, c.start_line) + 1
+        if overlap <= 0:
+            continue
+        size = c.end_line - c.start_line + 1
+        key = (overlap, -size, -c.start_line)
+        if best_key is None or key > best_key:
+            best, best_key = c, key
+        contains = c.start_line <= start and c.end_line >= end
+        if contains or 2 * overlap >= size:
+            for name in (c.symbol, *c.symbols):
+                if name and name not in symbols:
+                    symbols.append(name)
+    return best, symbols
+
+
+def _primary(symbols: list[str]) -> str | None:
+    """The outermost of the span's symbols (fewest qualifiers), the first of equals."""
+    if not symbols:
+        return None
+    return min(symbols, key=lambda s: (s.count("."), symbols.index(s)))
+
+
+def _claim(raw: Mapping[str, Any]) -> ChunkClaim | None:
+    def integer(key: str) -> int | None:
+        value = raw.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    def text(key: str) -> str | None:
+        value = raw.get(key)
+        return str(value) if value is not None and value != "" else None
+
+    symbols = raw.get("symbols")
+    listed = tuple(str(s) for s in symbols) if isinstance(symbols, list | tuple) else ()
+    claim = ChunkClaim(
+        start_line=integer("startLine"),
+        end_line=integer("endLine"),
+        symbol=text("symbol"),
+        symbols=listed or None,
+        role=text("role"),
+    )
+    return None if claim == ChunkClaim() else claim
+
+
+def _chunk_id(path: str, start: int, end: int) -> str:
+    digest = hashlib.sha256(f"{path}:{start}-{end}".encode()).hexdigest()[:12]
+    return f"{path}:{start}-{end}#{digest}"
