@@ -108,11 +108,12 @@ def test_bad_attempts_exit_2_and_write_nothing(tmp_path: Path) -> None:
     assert not out.exists()
 
 
-def test_unknown_role_in_attempt_names_line_case_and_field(tmp_path: Path) -> None:
-    record = json.loads((EXAMPLE / "attempts.jsonl").read_text().splitlines()[0])
+def test_unknown_role_in_a_chunk_invalidates_its_case_not_the_run(tmp_path: Path) -> None:
+    lines = (EXAMPLE / "attempts.jsonl").read_text().splitlines()
+    record = json.loads(lines[0])
     record["ranked"][1]["role"] = "usage"
     bad = tmp_path / "a.jsonl"
-    bad.write_text(json.dumps(record) + "\n")
+    bad.write_text("\n".join([json.dumps(record), *lines[1:]]) + "\n")
     proc = run_cli(
         "eval",
         "--cases",
@@ -122,9 +123,15 @@ def test_unknown_role_in_attempt_names_line_case_and_field(tmp_path: Path) -> No
         "--out",
         str(tmp_path / "o"),
     )
-    assert proc.returncode == 2
-    assert "a.jsonl:1" in proc.stderr and "session-expiry" in proc.stderr
-    assert "ranked[1].role" in proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    results = {r["caseId"]: r for r in json.loads((tmp_path / "o" / "results.json").read_text())}
+    broken = results[record["caseId"]]
+    assert broken["valid"] is False
+    assert broken["invalidReason"].startswith("chunk 2: Invalid enum value 'usage'")
+    assert "field 'role'" in broken["invalidReason"]
+    others = [r for cid, r in results.items() if cid != record["caseId"]]
+    assert any(r["valid"] for r in others)
+    assert not any((r["invalidReason"] or "").startswith("chunk") for r in others)
 
 
 def test_existing_outputs_survive_bad_input(tmp_path: Path) -> None:

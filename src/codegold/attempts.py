@@ -5,12 +5,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import msgspec
 
 from codegold.errors import InputError
 from codegold.roles import RoleName
+
+if TYPE_CHECKING:
+    from codegold.resolve import SpanResolver
 
 
 class _Model(msgspec.Struct, rename="camel", frozen=True, omit_defaults=True):
@@ -102,15 +105,49 @@ def decode_attempt(line: bytes) -> Attempt:
     return _decoder.decode(line)
 
 
-def load_attempts(path: str | Path, *, known_cases: Iterable[str] | None = None) -> list[Attempt]:
+def asserted_manifest(revision: str, *, source: str) -> IndexManifest:
+    """The manifest of an index nobody showed codegold: only its revision, as stated."""
+    return IndexManifest(
+        build_id=f"asserted:{source}@{revision[:12]}",
+        repository_revision=revision,
+        chunker_version="unknown",
+        path_policy="unknown",
+        built_at="",
+        complete=True,
+        revision_asserted=True,
+    )
+
+
+def load_attempts(
+    path: str | Path,
+    *,
+    known_cases: Iterable[str] | None = None,
+    resolver: SpanResolver | None = None,
+    assume_revision: str | None = None,
+) -> list[Attempt]:
     """Load attempts from JSONL. Raises InputError naming file, line, case and field."""
-    return list(iter_attempts(path, known_cases=known_cases))
+    return list(
+        iter_attempts(
+            path, known_cases=known_cases, resolver=resolver, assume_revision=assume_revision
+        )
+    )
 
 
 def iter_attempts(
-    path: str | Path, *, known_cases: Iterable[str] | None = None
+    path: str | Path,
+    *,
+    known_cases: Iterable[str] | None = None,
+    resolver: SpanResolver | None = None,
+    assume_revision: str | None = None,
 ) -> Iterator[Attempt]:
-    """Stream attempts from JSONL, validating each line as it is read."""
+    """Stream attempts from JSONL, validating each line as it is read.
+
+    Chunks that lack lines, role, revision or id (SPEC §2 *minimal chunks*) are resolved
+    with ``resolver`` against the file at the attempt's revision; one that cannot be
+    (or any chunk, without a resolver) puts its reason in the attempt's ``problems``,
+    so that only its case is invalid. ``assume_revision`` stands in for a missing
+    manifest, marked as asserted.
+    """
     p = Path(path)
     try:
         handle = p.open("rb")
@@ -119,21 +156,49 @@ def iter_attempts(
     known = set(known_cases) if known_cases is not None else None
     seen: set[str] = set()
     with handle:
-        yield from _iter_lines(p, handle, known, seen)
+        yield from _iter_lines(p, handle, known, seen, resolver, assume_revision)
+
+
+def _decode_line(
+    p: Path,
+    number: int,
+    line: bytes,
+    resolver: SpanResolver | None,
+    assume_revision: str | None,
+) -> Attempt:
+    try:
+        attempt = _decoder.decode(line)
+    except msgspec.ValidationError as exc:
+        from codegold.resolve import attempt_from_raw
+
+        raw = msgspec.json.decode(line)
+        resolved = (
+            attempt_from_raw(raw, resolver, assume_revision) if isinstance(raw, dict) else None
+        )
+        if resolved is None:
+            raise _attempt_error(p, number, line, exc) from None
+        return resolved
+    except msgspec.DecodeError as exc:
+        raise InputError(f"invalid JSON: {exc}", file=str(p), line=number) from None
+    if attempt.index is None and assume_revision is not None:
+        attempt = msgspec.structs.replace(
+            attempt, index=asserted_manifest(assume_revision, source="--assume-revision")
+        )
+    return attempt
 
 
 def _iter_lines(
-    p: Path, handle: IO[bytes], known: set[str] | None, seen: set[str]
+    p: Path,
+    handle: IO[bytes],
+    known: set[str] | None,
+    seen: set[str],
+    resolver: SpanResolver | None,
+    assume_revision: str | None,
 ) -> Iterator[Attempt]:
     for number, line in enumerate(handle, start=1):
         if not line.strip():
             continue
-        try:
-            attempt = _decoder.decode(line)
-        except msgspec.ValidationError as exc:
-            raise _attempt_error(p, number, line, exc) from None
-        except msgspec.DecodeError as exc:
-            raise InputError(f"invalid JSON: {exc}", file=str(p), line=number) from None
+        attempt = _decode_line(p, number, line, resolver, assume_revision)
         if attempt.attempt_id in seen:
             raise InputError(
                 f"duplicate attemptId {attempt.attempt_id!r}",

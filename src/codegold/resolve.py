@@ -15,19 +15,23 @@ make that chunk's case invalid, never the run.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import hashlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from codegold.attempts import ChunkClaim, RetrievedChunk
+import msgspec
+
+from codegold.attempts import Attempt, ChunkClaim, RetrievedChunk, asserted_manifest
 from codegold.chunking import Chunk, ChunkerConfig, chunk_file
 from codegold.chunking.config import role_for_file
 from codegold.corpus.model import FileRole
+from codegold.errors import InputError
 from codegold.roles import Role
 
-__all__ = ["ChunkProblem", "SpanResolver", "is_minimal", "normalise_path"]
+__all__ = ["ChunkProblem", "SpanResolver", "attempt_from_raw", "is_minimal", "normalise_path"]
 
 _TOKEN = re.compile(r"\S+")
 # The finest parse the chunker gives: every member of a container its own chunk and
@@ -293,3 +297,107 @@ def _claim(raw: Mapping[str, Any]) -> ChunkClaim | None:
 def _chunk_id(path: str, start: int, end: int) -> str:
     digest = hashlib.sha256(f"{path}:{start}-{end}".encode()).hexdigest()[:12]
     return f"{path}:{start}-{end}#{digest}"
+
+
+_SHA = re.compile(r"[0-9a-f]{40}")
+
+
+def check_revision(value: str | None, *, field: str) -> str | None:
+    """A full lower-case 40-hex SHA, or an InputError naming ``field``."""
+    if value is None:
+        return None
+    if not _SHA.fullmatch(value):
+        raise InputError(f"expects a full 40-hex commit SHA, got {value!r}", field=field)
+    return value
+
+
+@contextlib.contextmanager
+def resolver_for(repo_path: Any) -> Iterator[SpanResolver | None]:
+    """A git-backed resolver for the repository at ``repo_path`` (None: no resolver)."""
+    if repo_path is None:
+        yield None
+        return
+    from codegold.corpus.git import GitRepo
+
+    with GitRepo(repo_path) as git:
+        yield SpanResolver.from_git(git)
+
+
+def attempt_from_raw(
+    raw: dict[str, Any], resolver: SpanResolver | None, assume_revision: str | None
+) -> Attempt | None:
+    """An attempt whose chunks the strict decoder refused, rebuilt chunk by chunk.
+
+    Minimal chunks are resolved; a chunk that cannot be (or a complete one that is
+    malformed) becomes a reason in ``problems``. An unplaceable candidate is dropped:
+    candidates are never scored. None when the attempt is malformed beyond its chunks,
+    so that the caller reports the strict decoder's error.
+    """
+    ranked_raw = raw.get("ranked")
+    candidates_raw = raw.get("candidates")
+    if not isinstance(ranked_raw, list) or not all(isinstance(c, dict) for c in ranked_raw):
+        return None
+    if candidates_raw is not None and (
+        not isinstance(candidates_raw, list) or not all(isinstance(c, dict) for c in candidates_raw)
+    ):
+        return None
+    shell = {**raw, "ranked": [], "candidates": None if candidates_raw is None else []}
+    try:
+        attempt = msgspec.convert(shell, Attempt)
+    except msgspec.ValidationError:
+        return None
+    index = attempt.index
+    if index is None and assume_revision is not None:
+        index = asserted_manifest(assume_revision, source="--assume-revision")
+    revision = index.repository_revision if index is not None else None
+    problems = list(attempt.problems or ())
+    ranked = _chunks(ranked_raw, resolver, revision, problems)
+    candidates = None
+    if candidates_raw is not None:
+        candidates = tuple(_chunks(candidates_raw, resolver, revision, []))
+    return msgspec.structs.replace(
+        attempt,
+        ranked=tuple(ranked),
+        candidates=candidates,
+        index=index,
+        problems=tuple(problems) or None,
+    )
+
+
+def _chunks(
+    raws: list[dict[str, Any]],
+    resolver: SpanResolver | None,
+    revision: str | None,
+    problems: list[str],
+) -> list[RetrievedChunk]:
+    out: list[RetrievedChunk] = []
+    for rank, raw in enumerate(raws, start=1):
+        if not is_minimal(raw):
+            try:
+                out.append(msgspec.convert(raw, RetrievedChunk))
+            except msgspec.ValidationError as exc:
+                detail, _, where = str(exc).partition(" - at `")
+                field = where.rstrip("`").removeprefix("$.")
+                problems.append(
+                    f"chunk {rank}: {detail}" + (f" (field {field!r})" if field else "")
+                )
+            continue
+        missing = [key for key in _FULL if raw.get(key) is None]
+        if resolver is None:
+            problems.append(
+                f"chunk {rank} has no {'/'.join(missing)}: resolving it needs the repository"
+                " (--repo)"
+            )
+            continue
+        chunk_revision = raw.get("repositoryRevision") or revision
+        if not isinstance(chunk_revision, str):
+            problems.append(
+                f"chunk {rank}: no revision to resolve it at (no index manifest; "
+                "--assume-revision states one)"
+            )
+            continue
+        try:
+            out.append(resolver.resolve(raw, chunk_revision, rank=rank))
+        except ChunkProblem as exc:
+            problems.append(str(exc))
+    return out

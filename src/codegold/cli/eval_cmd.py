@@ -31,7 +31,8 @@ from codegold.cli._options import cases_option
     "repo_path",
     type=click.Path(path_type=Path),
     default=None,
-    help="Git repository at the pinned revisions: enables diagnosis of failures.",
+    help="Git repository at the pinned revisions: enables diagnosis of failures, and "
+    "resolving chunks that carry only a file and an excerpt or lines.",
 )
 @click.option(
     "--index",
@@ -40,6 +41,14 @@ from codegold.cli._options import cases_option
     default=None,
     help="codegold index root used for diagnosis (default: OUT/index; built if missing).",
 )
+@click.option(
+    "--assume-revision",
+    "assume_revision",
+    default=None,
+    metavar="SHA",
+    help="The revision your retriever indexed, for attempts without an index manifest: "
+    "results then say it was asserted, not proven.",
+)
 @click.option("--quiet", is_flag=True, help="Print nothing on success.")
 def eval_(
     cases_path: Path,
@@ -47,6 +56,7 @@ def eval_(
     out_dir: Path,
     repo_path: Path | None,
     index_dir: Path | None,
+    assume_revision: str | None,
     quiet: bool,
 ) -> None:
     """Evaluate recorded attempts against a suite.
@@ -56,7 +66,9 @@ def eval_(
     """
     from codegold.cli._progress import echo_err, progress_bar
     from codegold.pipeline import eval_pipeline
+    from codegold.resolve import check_revision
 
+    assumed = check_revision(assume_revision, field="--assume-revision")
     with progress_bar() as report:
         result = eval_pipeline(
             cases_path=cases_path,
@@ -66,6 +78,7 @@ def eval_(
             index_dir=index_dir,
             progress=report,
             log=None if quiet else echo_err,
+            assume_revision=assumed,
         )
     if not quiet:
         from codegold.report.terminal import print_summary

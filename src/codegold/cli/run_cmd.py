@@ -94,10 +94,19 @@ def retrieve(
     show_default=True,
     help="hybrid (the reference retriever), bm25-window (a plain baseline), "
     "command:CMD or http:URL (your own pipeline, one JSON request per case; see README), "
+    "llamaindex:MODULE:FACTORY or langchain:MODULE:FACTORY (a retriever of those libraries), "
     "or a plugin's name.",
 )
 @click.option("--repeat", default=1, show_default=True, help="Attempts per case (all stored).")
 @embedder_option
+@click.option(
+    "--assume-revision",
+    "assume_revision",
+    default=None,
+    metavar="SHA",
+    help="For command:/http: pipelines that send no index manifest: the revision they "
+    "indexed. Results then say it was asserted, not proven.",
+)
 @click.option("--quiet", is_flag=True, help="Print nothing but errors.")
 def run(
     cases_path: Path,
@@ -109,6 +118,7 @@ def run(
     retriever_name: str,
     repeat: int,
     embedder: str,
+    assume_revision: str | None,
     quiet: bool,
 ) -> None:
     """Index the repository at each pinned revision, retrieve for every case, evaluate.
@@ -118,7 +128,9 @@ def run(
     """
     from codegold.cli._progress import echo_err, progress_bar
     from codegold.pipeline import run_pipeline
+    from codegold.resolve import check_revision
 
+    assumed = check_revision(assume_revision, field="--assume-revision")
     with progress_bar() as report:
         result = run_pipeline(
             cases_path=cases_path,
@@ -132,6 +144,7 @@ def run(
             embedder=resolve_embedder(embedder),
             progress=report,
             log=None if quiet else echo_err,
+            assume_revision=assumed,
         )
     if not quiet:
         from codegold.report.terminal import print_summary

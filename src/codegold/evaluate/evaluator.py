@@ -23,6 +23,27 @@ def chunk_matches(chunk: RetrievedChunk, target: Target) -> bool:
     return not (target.roles and chunk.role not in target.roles)
 
 
+def claim_mismatch(chunk: RetrievedChunk) -> str | None:
+    """How a resolved chunk's claim disagrees with codegold's parse of its span, or None."""
+    claim = chunk.claim
+    if claim is None:
+        return None
+    names = (chunk.symbol, *(chunk.symbols or ()))
+    parts: list[str] = []
+    claimed = [s for s in (claim.symbol, *(claim.symbols or ())) if s]
+    for name in claimed:
+        if not symbol_matches(name, chunk.symbol, chunk.symbols):
+            found = ", ".join(n for n in dict.fromkeys(names) if n) or "no symbol"
+            parts.append(f"symbol {name!r} not in {found}")
+            break
+    if claim.role is not None and claim.role != chunk.role:
+        parts.append(f"role {claim.role} vs {chunk.role}")
+    span = (claim.start_line, claim.end_line)
+    if None not in span and span != (chunk.start_line, chunk.end_line):
+        parts.append(f"lines {span[0]}-{span[1]} vs {chunk.start_line}-{chunk.end_line}")
+    return "; ".join(parts) or None
+
+
 def invalid_reason(case: ResolvedCase, manifest: IndexManifest | None) -> str | None:
     """Why an attempt cannot be scored, or None. Never borrows another index's metadata."""
     if manifest is None:
@@ -151,7 +172,14 @@ def evaluate_case(case: ResolvedCase, attempt: Attempt | None) -> CaseResult:
         revision_mismatches=mismatches,
         ranked=ranked,
         diagnosis=diagnosis,
+        revision_evidence=_revision_evidence(attempt.index),
     )
+
+
+def _revision_evidence(manifest: IndexManifest | None) -> str | None:
+    if manifest is None:
+        return None
+    return "asserted" if manifest.revision_asserted else "manifest"
 
 
 _FORBIDDEN = Match.FORBIDDEN.value
@@ -222,6 +250,8 @@ def rank_entries(
                 start_line=chunk.start_line,
                 end_line=chunk.end_line,
                 covers_target_span=covers,
+                resolved=chunk.resolved,
+                claim_mismatch=claim_mismatch(chunk),
             )
         )
     return entries, hits

@@ -32,6 +32,11 @@ class RankedEntry(_Record):
     start_line: int
     end_line: int
     covers_target_span: bool = False
+    # codegold located this chunk and named it from its own parse (SPEC §2)
+    resolved: bool | None = None
+    # where what the retriever claimed disagrees with that parse: evidence for
+    # metadata_mismatch (e.g. "symbol 'ShoppingCart' not in Cart, Cart.add_item")
+    claim_mismatch: str | None = None
 
 
 class Diagnosis(_Record):
@@ -65,6 +70,9 @@ class CaseResult(_Record):
     ranked: list[RankedEntry]
     diagnosis: Diagnosis | None = None
     nondeterministic: bool | None = None
+    # how the attempt's revision is known: "manifest" (an index manifest said so) or
+    # "asserted" (stated by whoever ran the retriever, --assume-revision; not proven)
+    revision_evidence: str | None = None
 
 
 RecordLike = CaseResult | Mapping[str, Any]

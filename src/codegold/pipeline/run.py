@@ -18,6 +18,7 @@ from codegold.evaluate.records import CaseResult
 from codegold.index.store import IndexCache, LoadedIndex
 from codegold.pipeline.indexing import Log, Progress, index_revisions
 from codegold.pipeline.scoring import diagnosis_context, score, write_run
+from codegold.resolve import SpanResolver
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.registry import RetrieverContext, make_retriever
 from codegold.retrieve.runner import RetrievalSession
@@ -43,12 +44,20 @@ def retrieve_suite(
     embedder: Any = None,
     repeat: int = 1,
     progress: Progress | None = None,
+    assume_revision: str | None = None,
 ) -> list[Attempt]:
     """``repeat`` attempts per case from the retriever ``retriever_name`` names, built
-    once per revision over the loaded index in ``indexes``."""
+    once per revision over the loaded index in ``indexes``. ``assume_revision`` stands
+    in for the manifest a command:/http: pipeline did not send (marked asserted)."""
 
     def make(loaded: LoadedIndex) -> Any:
-        ctx = RetrieverContext(index=loaded, repo=git, config=settings, embedder=embedder)
+        ctx = RetrieverContext(
+            index=loaded,
+            repo=git,
+            config=settings,
+            embedder=embedder,
+            assume_revision=assume_revision,
+        )
         return make_retriever(retriever_name, ctx)
 
     session = RetrievalSession(
@@ -71,6 +80,7 @@ def run_pipeline(
     config: RetrieverConfig | None = None,
     progress: Progress | None = None,
     log: Log | None = None,
+    assume_revision: str | None = None,
 ) -> RunOutput:
     """Index each pinned revision, retrieve for every case, score, write OUT."""
     suite = load_suite(cases_path)
@@ -96,6 +106,7 @@ def run_pipeline(
             embedder=embedder,
             repeat=repeat,
             progress=progress,
+            assume_revision=assume_revision,
         )
         scored = score(suite, lambda: attempts, diagnosis=lambda: diagnosis_context(git, indexes))
     summary = write_run(out_dir, scored, attempts=attempts)
@@ -111,22 +122,32 @@ def eval_pipeline(
     index_dir: Path | None = None,
     progress: Progress | None = None,
     log: Log | None = None,
+    assume_revision: str | None = None,
 ) -> RunOutput:
     """Score recorded attempts; with a repository (its indexes built when missing) or an
-    index root, diagnose the failures too. Writes results.json and summary.json."""
+    index root, diagnose the failures too. Writes results.json and summary.json.
+
+    With a repository, minimal chunks (SPEC §2) are resolved against codegold's parse
+    of each file at the attempt's revision; ``assume_revision`` stands in for a missing
+    index manifest, and the results say that revision was asserted."""
     suite = load_suite(cases_path)
     known = [c.id for c in suite.cases]
-
-    def attempts() -> Iterable[Attempt]:
-        return iter_attempts(attempts_path, known_cases=known)
-
     indexes = IndexCache(index_dir or out_dir / "index")
     with ExitStack() as stack:
+        git = stack.enter_context(GitRepo(repo_path)) if repo_path is not None else None
+        resolver = SpanResolver.from_git(git) if git is not None else None
+
+        def attempts() -> Iterable[Attempt]:
+            return iter_attempts(
+                attempts_path,
+                known_cases=known,
+                resolver=resolver,
+                assume_revision=assume_revision,
+            )
 
         def diagnosis() -> DiagnosisContext:
-            if repo_path is None:
+            if git is None:
                 return diagnosis_context(None, indexes)
-            git = stack.enter_context(GitRepo(repo_path))
             index_revisions(
                 git,
                 suite.revisions,

@@ -6,12 +6,15 @@ For every case codegold sends one JSON request::
      "cutoff": 5, "repositoryRevision": "<40-hex>", "depth": 50}
 
 and expects one JSON object back, in the attempt format of SPEC §2, of which only
-``ranked`` is required: ``{"ranked": [RetrievedChunk, …], "candidates": [...],
+``ranked`` is required, and of each chunk only ``file`` with an ``excerpt`` or with
+``startLine``/``endLine`` (codegold resolves the rest from its own parse of the file
+at the revision, SPEC §2): ``{"ranked": [RetrievedChunk, …], "candidates": [...],
 "rewrittenQuery": "…", "filters": {…}, "contextIds": […], "index": {manifest},
 "retriever": {"name": …}}``. Fields codegold owns (``attemptId``, ``caseId``,
 ``query``, timing) are filled in by codegold. A response without an ``index``
 manifest is recorded as such: its case is reported invalid, never scored, because
-the run cannot prove which revision it searched.
+the run cannot prove which revision it searched (``--assume-revision`` states it; the
+results then say it was asserted).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import Any
 
 import msgspec
 
-from codegold.attempts import Attempt, RetrieverInfo
+from codegold.attempts import Attempt, RetrieverInfo, asserted_manifest
 from codegold.cases.model import Context
 from codegold.errors import EnvironmentProblem, InputError
 
@@ -42,6 +45,8 @@ class _External:
     source: str
     revision: str
     timeout: float
+    resolver: Any = None  # a SpanResolver: minimal chunks are resolved against the repository
+    assume_revision: str | None = None
 
     def _exchange(self, request: dict[str, Any], case_id: str) -> Any:
         raise NotImplementedError
@@ -85,9 +90,20 @@ class _External:
         }
         body.setdefault("retriever", msgspec.to_builtins(RetrieverInfo(name=self.name)))
         try:
-            return msgspec.convert(body, Attempt)
+            attempt = msgspec.convert(body, Attempt)
         except msgspec.ValidationError as exc:
-            raise InputError(f"invalid attempt: {exc}", file=self.source, case_id=case_id) from None
+            from codegold.resolve import attempt_from_raw
+
+            rebuilt = attempt_from_raw(body, self.resolver, self.assume_revision)
+            if rebuilt is None:
+                raise InputError(
+                    f"invalid attempt: {exc}", file=self.source, case_id=case_id
+                ) from None
+            return rebuilt
+        if attempt.index is None and self.assume_revision is not None:
+            manifest = asserted_manifest(self.assume_revision, source="--assume-revision")
+            attempt = msgspec.structs.replace(attempt, index=manifest)
+        return attempt
 
 
 class CommandRetriever(_External):

@@ -38,6 +38,7 @@ class RetrieverContext:
     repo: Any
     config: RetrieverConfig
     embedder: Any
+    assume_revision: str | None = None
 
 
 Factory = Callable[[str, RetrieverContext], Retriever]
@@ -66,13 +67,24 @@ def _window(spec: str, ctx: RetrieverContext) -> Retriever:
 def _command(spec: str, ctx: RetrieverContext) -> Retriever:
     from codegold.retrieve.adapters import CommandRetriever
 
-    return CommandRetriever(spec.partition(":")[2], revision=ctx.index.revision)
+    adapter = CommandRetriever(spec.partition(":")[2], revision=ctx.index.revision)
+    return _resolving(adapter, ctx)
 
 
 def _http(spec: str, ctx: RetrieverContext) -> Retriever:
     from codegold.retrieve.adapters import HttpRetriever
 
-    return HttpRetriever(spec.partition(":")[2], revision=ctx.index.revision)
+    adapter = HttpRetriever(spec.partition(":")[2], revision=ctx.index.revision)
+    return _resolving(adapter, ctx)
+
+
+def _resolving(adapter: Any, ctx: RetrieverContext) -> Retriever:
+    from codegold.resolve import SpanResolver
+
+    if ctx.repo is not None:
+        adapter.resolver = SpanResolver.from_git(ctx.repo)
+    adapter.assume_revision = ctx.assume_revision
+    return adapter  # type: ignore[no-any-return]
 
 
 def _llamaindex(spec: str, ctx: RetrieverContext) -> Retriever:
