@@ -48,6 +48,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from codegold.errors import InputError
+from codegold.evaluate.metrics import metric
 from codegold.evaluate.records import CaseResult, RecordLike, as_records
 from codegold.evaluate.summary import slice_names
 
@@ -76,7 +77,8 @@ OVERALL = "overall"
 MIN_CASES = 10
 """Below this many paired cases a slice's difference is reported as not meaningful."""
 
-_METRICS = ("passRate", "mrr", "meanGroupRecall")
+_COMPARED = tuple(metric(name) for name in ("passRate", "mrr", "meanGroupRecall"))
+"""The registered metrics compared per slice, from each case's selected record."""
 _TESTED = frozenset(("passRate", "mrr"))  # group recall: base/head/delta only
 _TOL = 1e-12
 
@@ -159,6 +161,8 @@ class CaseSide:
     forbidden: int
     revision_mismatches: int
     attempts: int
+    values: tuple[float, ...] = ()
+    """The record's value of each compared metric."""
 
     @classmethod
     def of(cls, record: Record, attempts: int) -> CaseSide:
@@ -173,6 +177,7 @@ class CaseSide:
             forbidden=len(record.forbidden_chunk_ids),
             revision_mismatches=len(record.revision_mismatches),
             attempts=attempts,
+            values=tuple(float(m.value(record)) for m in _COMPARED),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -505,37 +510,29 @@ def _compare_slice(
         counts[c.status] += 1
     sides = [(c.base, c.head) for c in changes if c.paired and c.base and c.head]
     n = len(sides)
-    # rows: passed, reciprocal rank, group recall
+    # one row per compared metric, one column per paired case
+    rows = len(_COMPARED)
     base = np.array(
-        [
-            [float(b.passed) for b, _ in sides],
-            [b.reciprocal_rank for b, _ in sides],
-            [b.group_recall for b, _ in sides],
-        ],
-        dtype=np.float64,
-    ).reshape(3, n)
+        [[b.values[k] for b, _ in sides] for k in range(rows)], dtype=np.float64
+    ).reshape(rows, n)
     head = np.array(
-        [
-            [float(h.passed) for _, h in sides],
-            [h.reciprocal_rank for _, h in sides],
-            [h.group_recall for _, h in sides],
-        ],
-        dtype=np.float64,
-    ).reshape(3, n)
+        [[h.values[k] for _, h in sides] for k in range(rows)], dtype=np.float64
+    ).reshape(rows, n)
     metrics = tuple(
         _metric_delta(
-            metric,
+            m.name,
             base[k],
             head[k],
             seed=[seed, zlib.crc32(name.encode()), k],
-            resamples=resamples if metric in _TESTED else 0,
+            resamples=resamples if m.name in _TESTED else 0,
         )
-        for k, metric in enumerate(_METRICS)
+        for k, m in enumerate(_COMPARED)
     )
+    by_name = {m.name: m for m in metrics}
     regressed = counts[ChangeStatus.REGRESSED]
     improved = counts[ChangeStatus.IMPROVED]
-    pass_delta = metrics[0].delta or 0.0
-    recall_delta = metrics[2].delta or 0.0
+    pass_delta = by_name["passRate"].delta or 0.0
+    recall_delta = by_name["meanGroupRecall"].delta or 0.0
     if pass_delta < -_TOL or (abs(pass_delta) <= _TOL and recall_delta < -_TOL):
         status = SliceStatus.REGRESSED
     elif regressed:
@@ -577,8 +574,8 @@ def _slice_notes(
         )
     if status == SliceStatus.MIXED:
         notes.append(f"{_cases(regressed)} regressed although the slice is not worse on the whole")
-    for m in metrics[:2]:
-        if n == 0 or m.delta is None or abs(m.delta) <= _TOL:
+    for m in metrics:
+        if m.name not in _TESTED or n == 0 or m.delta is None or abs(m.delta) <= _TOL:
             continue
         if m.interval_spans_zero:
             notes.append(
@@ -747,14 +744,15 @@ def _caveats(s: SliceComparison) -> str:
     return "; ".join(marks)
 
 
+_PASS, _MRR = metric("passRate"), metric("mrr")
 _COLUMNS = (
     "slice",
     "status",
     "n",
-    "pass % base→head",
+    f"{_PASS.heading} % base→head",
     "Δ pts [95% CI]",
     "p",
-    "MRR base→head",
+    f"{_MRR.heading} base→head",
     "Δ [95% CI]",
     "p",
     "reg/imp/rank",
@@ -763,8 +761,8 @@ _COLUMNS = (
 
 
 def _slice_row(s: SliceComparison) -> list[str]:
-    pr = s.metric("passRate")
-    mrr = s.metric("mrr")
+    pr = s.metric(_PASS.name)
+    mrr = s.metric(_MRR.name)
     return [
         s.name,
         s.status.value.upper() if s.flagged else s.status.value,

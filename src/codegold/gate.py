@@ -38,13 +38,14 @@ from __future__ import annotations
 
 import math
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from codegold.compare import OVERALL, CaseChange, pair_runs, record_slices
 from codegold.errors import InputError
+from codegold.evaluate.metrics import Metric, gated, means
 from codegold.evaluate.records import CaseResult, RecordLike, as_records
 from codegold.evaluate.summary import SLICE_KINDS, aggregate
 
@@ -65,29 +66,42 @@ _Fail = Callable[[str, str], InputError]
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """A threshold key: which aggregate it reads and which way it bounds it."""
+    """A threshold key: which registered metric it reads and which way it bounds it."""
 
     key: str
     metric: str
     bound: Literal["min", "max"]
     kind: Literal["rate", "count"]
 
+    @classmethod
+    def of(cls, m: Metric) -> Rule:
+        assert m.gate_key is not None
+        return cls(m.gate_key, m.name, m.bound, "count" if m.format == "int" else "rate")
+
+
+def _in_order(metrics: Iterable[Metric], first: Sequence[str]) -> list[Metric]:
+    """``metrics`` with the names of ``first`` first, in that order; the rest by name."""
+    rank = {name: i for i, name in enumerate(first)}
+    return sorted(metrics, key=lambda m: (rank.get(m.name, len(rank)), m.name))
+
 
 RULES: dict[str, Rule] = {
     r.key: r
-    for r in (
-        Rule("minPassRate", "passRate", "min", "rate"),
-        Rule("maxForbiddenRate", "forbiddenRate", "max", "rate"),
-        Rule("maxRevisionMismatchRate", "revisionMismatchRate", "max", "rate"),
-        Rule("maxInvalid", "invalid", "max", "count"),
-        Rule("minMRR", "mrr", "min", "rate"),
-        Rule("minHitRate", "hitRate", "min", "rate"),
-        Rule("minGroupRecall", "meanGroupRecall", "min", "rate"),
+    for r in map(
+        Rule.of,
+        _in_order(
+            gated().values(),
+            ("passRate", "forbiddenRate", "revisionMismatchRate", "invalid", "mrr", "hitRate"),
+        ),
     )
 }
-"""Every threshold a policy understands, in reporting order."""
+"""Every threshold a policy understands, in reporting order: one per registered metric
+with a ``gate_key``."""
 
-_TREND = ("passRate", "hitRate", "mrr", "meanGroupRecall", "forbiddenRate", "revisionMismatchRate")
+_TREND = tuple(
+    m.name for m in _in_order(means(), ("passRate", "hitRate", "mrr", "meanGroupRecall"))
+)
+"""The means reported for trend when no rule gates them."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,6 +44,7 @@ from codegold.attempts import Attempt
 from codegold.cases.suite import ResolvedCase, Suite
 from codegold.errors import InputError
 from codegold.evaluate.evaluator import evaluate_case
+from codegold.evaluate.metrics import METRICS as REGISTRY
 from codegold.evaluate.records import CaseResult
 from codegold.evaluate.summary import aggregate
 from codegold.index.store import LoadedIndex
@@ -70,21 +71,12 @@ __all__ = [
 ]
 
 METRICS = ("passRate", "mrr")
+"""The registered metrics a search may maximise."""
 SPLIT_RULE = "held out when int(sha256(caseId).hexdigest()[:16], 16) / 2**64 < holdout"
 SMALL_HELD_OUT = 20
-REPORTED = (
-    "cases",
-    "valid",
-    "invalid",
-    "passed",
-    "failed",
-    "passRate",
-    "hitRate",
-    "meanGroupRecall",
-    "mrr",
-    "forbiddenRate",
-    "revisionMismatchRate",
-)
+REPORTED = tuple(m.name for m in REGISTRY.values() if not m.optional and m.name != "records")
+"""The figures of each split and trial: every registered metric but the record count and
+the optional ones."""
 
 
 class TuneRefused(InputError):

@@ -154,14 +154,6 @@ def tune(
             click.echo(f"wrote {out_path}")
 
 
-def _pct(value: Any) -> str:
-    return "—" if value is None else f"{100 * value:.1f}%"
-
-
-def _num(value: Any) -> str:
-    return "—" if value is None else f"{value:.3f}"
-
-
 def describe(result: TuneResult) -> list[str]:
     """The terminal report: split, search, figures side by side, notes."""
     split = result.split
@@ -192,13 +184,19 @@ def describe(result: TuneResult) -> list[str]:
             ("held-out default", result.held_out["default"]),
             ("held-out chosen", result.held_out["chosen"]),
         ]
+    from codegold.evaluate.metrics import metric
+
+    def figure(name: str) -> tuple[str, Callable[[dict[str, Any]], str]]:
+        m = metric(name)
+        return m.label, lambda f: m.render(f[m.name], missing="—")
+
     rows: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
         ("cases (valid)", lambda f: f"{f['cases']} ({f['valid']})"),
-        ("passed", lambda f: str(f["passed"])),
-        ("pass rate", lambda f: _pct(f["passRate"])),
-        ("hit rate", lambda f: _pct(f["hitRate"])),
-        ("group recall", lambda f: _num(f["meanGroupRecall"])),
-        ("MRR", lambda f: _num(f["mrr"])),
+        figure("passed"),
+        figure("passRate"),
+        figure("hitRate"),
+        figure("meanGroupRecall"),
+        figure("mrr"),
     )
     width = max(len(name) for name, _ in columns) if columns else 0
     lines.append(" " * 14 + "".join(f"{name:>{width + 2}}" for name, _ in columns))

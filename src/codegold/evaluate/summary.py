@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from codegold.evaluate.metrics import METRICS
 from codegold.evaluate.records import CaseResult
 
 SLICE_KINDS = ("queryClass", "tag", "language", "area", "role")
@@ -26,32 +26,13 @@ def slice_names(record: CaseResult) -> list[str]:
     return names
 
 
-def _mean(values: Sequence[float]) -> float | None:
-    return math.fsum(values) / len(values) if values else None
-
-
 def aggregate(records: Sequence[CaseResult]) -> dict[str, Any]:
-    """Metrics over a set of records. Rates are over valid records; None when there are none."""
-    valid = [r for r in records if r.valid]
-    failed = [r for r in valid if not r.passed]
-    return {
-        "cases": len({r.case_id for r in records}),
-        "records": len(records),
-        "valid": len(valid),
-        "invalid": len(records) - len(valid),
-        "passed": sum(1 for r in valid if r.passed),
-        "failed": len(failed),
-        "passRate": _mean([1.0 if r.passed else 0.0 for r in valid]),
-        "hitRate": _mean([1.0 if r.first_relevant_rank else 0.0 for r in valid]),
-        "meanGroupRecall": _mean([r.group_recall for r in valid]),
-        "mrr": _mean([r.reciprocal_rank for r in valid]),
-        "forbiddenRate": _mean([1.0 if r.forbidden_chunk_ids else 0.0 for r in valid]),
-        "revisionMismatchRate": _mean([1.0 if r.revision_mismatches else 0.0 for r in valid]),
-        # cases whose identical repeated attempts ranked differently (see evaluate.repeat)
-        "nondeterministic": len({r.case_id for r in records if r.nondeterministic}),
-        "causes": dict(sorted(Counter(_cause(r) for r in records if _cause(r)).items())),
-        "owners": dict(sorted(Counter(_owner(r) for r in records if _owner(r)).items())),
-    }
+    """Every registered metric over a set of records (rates over valid records, None
+    when there are none), then the failures' causes and owners."""
+    figures: dict[str, Any] = {m.name: m.compute(records) for m in METRICS.values()}
+    figures["causes"] = dict(sorted(Counter(_cause(r) for r in records if _cause(r)).items()))
+    figures["owners"] = dict(sorted(Counter(_owner(r) for r in records if _owner(r)).items()))
+    return figures
 
 
 def _cause(record: CaseResult) -> str | None:

@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from codegold.evaluate.metrics import METRICS, Metric, metric
 from codegold.evaluate.records import CaseResult, RankedEntry
 from codegold.evaluate.summary import SLICE_KINDS
 from codegold.report.redact import redact_record
@@ -30,24 +31,26 @@ __all__ = ["METRIC_COLUMNS", "OPTIONAL_COLUMNS", "rank_histogram", "render_html"
 
 _e = html.escape
 
-METRIC_COLUMNS: tuple[tuple[str, str, str], ...] = (
-    ("cases", "cases", "int"),
-    ("records", "records", "int"),
-    ("valid", "valid", "int"),
-    ("passed", "passed", "int"),
-    ("failed", "failed", "int"),
-    ("invalid", "invalid", "int"),
-    ("passRate", "pass rate", "pct"),
-    ("hitRate", "hit@cutoff", "pct"),
-    ("meanGroupRecall", "group recall", "num"),
-    ("mrr", "MRR", "num"),
-    ("forbiddenRate", "forbidden", "pct"),
-    ("revisionMismatchRate", "rev. mismatch", "pct"),
-)
-"""The columns of every metrics table: summary.json key, heading, format."""
 
-OPTIONAL_COLUMNS: tuple[tuple[str, str, str], ...] = (
-    ("nondeterministic", "nondeterministic", "int"),
+def _column(m: Metric) -> tuple[str, str, str]:
+    return (m.name, m.label, m.format)
+
+
+_COUNTS_FIRST = ("cases", "records", "valid", "passed", "failed", "invalid")
+METRIC_COLUMNS: tuple[tuple[str, str, str], ...] = tuple(
+    _column(m)
+    for m in sorted(
+        (m for m in METRICS.values() if not m.optional),
+        key=lambda m: (
+            _COUNTS_FIRST.index(m.name) if m.name in _COUNTS_FIRST else len(_COUNTS_FIRST),
+        ),
+    )
+)
+"""The columns of every metrics table: summary.json key, heading, format (from the
+metric registry; counts first, then the means in registry order)."""
+
+OPTIONAL_COLUMNS: tuple[tuple[str, str, str], ...] = tuple(
+    _column(m) for m in METRICS.values() if m.optional
 )
 """Columns shown only when the summary's overall aggregate carries the key."""
 
@@ -161,17 +164,19 @@ def _headline(summary: Mapping[str, Any], records: Sequence[CaseResult]) -> str:
     overall = summary.get("overall") or {}
     cutoffs = sorted({r.cutoff for r in records})
     cut = ", ".join(str(c) for c in cutoffs) or "–"
+
+    def card(name: str, note: str) -> tuple[str, str, str]:
+        m = metric(name)
+        value = overall.get(name, 0 if m.format == "int" else None)
+        return m.label, _fmt(value, m.format), note
+
     cards = [
-        (
-            "pass rate",
-            _fmt(overall.get("passRate"), "pct"),
-            f"{overall.get('passed', 0)} of {overall.get('valid', 0)} valid",
-        ),
-        ("hit@cutoff", _fmt(overall.get("hitRate"), "pct"), f"cutoff {cut}"),
-        ("MRR", _fmt(overall.get("mrr"), "num"), "first relevant rank, within cutoff"),
-        ("group recall", _fmt(overall.get("meanGroupRecall"), "num"), "mean over valid"),
-        ("failed", str(overall.get("failed", 0)), "valid records that failed"),
-        ("invalid", str(overall.get("invalid", 0)), "never scored"),
+        card("passRate", f"{overall.get('passed', 0)} of {overall.get('valid', 0)} valid"),
+        card("hitRate", f"cutoff {cut}"),
+        card("mrr", "first relevant rank, within cutoff"),
+        card("meanGroupRecall", "mean over valid"),
+        card("failed", "valid records that failed"),
+        card("invalid", "never scored"),
     ]
     items = "".join(
         f'<div class="card"><div class="card-label">{_e(label)}</div>'

@@ -16,25 +16,14 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from codegold.evaluate.metrics import counts, means
 from codegold.evaluate.records import CaseResult
 from codegold.report.redact import redact
 
 __all__ = ["failure_message", "render_junit"]
 
-_PROPERTIES = (
-    "passRate",
-    "hitRate",
-    "meanGroupRecall",
-    "mrr",
-    "forbiddenRate",
-    "revisionMismatchRate",
-    "cases",
-    "records",
-    "valid",
-    "invalid",
-    "passed",
-    "failed",
-)
+_PROPERTIES = tuple(m.name for m in (*means(), *counts()) if not m.optional)
+"""The summary figures written as suite properties: the registry's means, then its counts."""
 # Characters XML 1.0 cannot carry at all, even escaped.
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 

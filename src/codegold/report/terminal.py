@@ -5,15 +5,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from codegold.evaluate.metrics import metric
 from codegold.evaluate.records import CaseResult
 
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value * 100:.1f}%"
-
-
-def _num(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+_COLUMNS = tuple(
+    metric(name)
+    for name in (
+        "cases",
+        "valid",
+        "passRate",
+        "hitRate",
+        "meanGroupRecall",
+        "mrr",
+        "forbiddenRate",
+        "revisionMismatchRate",
+    )
+)
+"""The registered metrics the terminal table shows, in order."""
 
 
 def print_summary(
@@ -26,31 +34,12 @@ def print_summary(
     if not console.is_terminal:
         console.width = max(console.width, 120)
     table = Table(title="codegold: retrieval at the production cutoff", title_justify="left")
-    for col in (
-        "slice",
-        "cases",
-        "valid",
-        "pass",
-        "hit",
-        "group recall",
-        "MRR",
-        "forbidden",
-        "rev.",
-    ):
-        table.add_column(col, justify="left" if col == "slice" else "right")
+    table.add_column("slice", justify="left")
+    for m in _COLUMNS:
+        table.add_column(m.heading, justify="right")
 
     def row(name: str, agg: dict[str, Any]) -> None:
-        table.add_row(
-            name,
-            str(agg["cases"]),
-            str(agg["valid"]),
-            _pct(agg["passRate"]),
-            _pct(agg["hitRate"]),
-            _num(agg["meanGroupRecall"]),
-            _num(agg["mrr"]),
-            _pct(agg["forbiddenRate"]),
-            _pct(agg["revisionMismatchRate"]),
-        )
+        table.add_row(name, *(m.render(agg[m.name]) for m in _COLUMNS))
 
     row("overall", summary["overall"])
     for name, agg in summary["slices"].items():

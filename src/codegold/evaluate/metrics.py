@@ -1,0 +1,180 @@
+"""The metric registry: every figure a run reports, defined once.
+
+A :class:`Metric` says what summary.json calls it (``name``), how a person reads it
+(``label``, ``short`` for narrow tables, ``description``), how it is printed
+(``format``), which way is better (``direction``) and how it aggregates over a set of
+records (``aggregation`` of the per-record ``value``). Summary, gate, compare, tune, the
+HTML and JUnit reports and the terminal table all read :data:`METRICS`; adding a metric
+is one entry here (a mean over valid records needs only a ``value`` function of one
+:class:`~codegold.evaluate.records.CaseResult`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+from codegold.evaluate.records import CaseResult
+
+Format = Literal["pct", "num", "int"]
+Direction = Literal["higher", "lower"]
+
+
+class Aggregation(StrEnum):
+    """How a metric folds the records of a slice into one figure."""
+
+    MEAN = "mean over valid records"  # None when no record is valid
+    RECORDS = "number of records"
+    CASES = "number of distinct cases"
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """One reported figure. ``value`` is the per-record number for a mean, or the
+    predicate a counted record (or case) must meet."""
+
+    name: str
+    label: str
+    format: Format
+    direction: Direction
+    aggregation: Aggregation
+    value: Callable[[CaseResult], float | bool]
+    description: str
+    short: str = ""
+    gate_key: str | None = None
+    """The policy key that bounds it (``minX`` for higher-is-better, ``maxX`` else)."""
+    optional: bool = False
+    """Meaningful only for some runs (repeated attempts): tables show it when present."""
+
+    @property
+    def heading(self) -> str:
+        """The label for a narrow table."""
+        return self.short or self.label
+
+    @property
+    def bound(self) -> Literal["min", "max"]:
+        return "min" if self.direction == "higher" else "max"
+
+    def compute(self, records: Sequence[CaseResult]) -> float | int | None:
+        """The figure over ``records`` (a slice, or a whole run)."""
+        if self.aggregation is Aggregation.RECORDS:
+            return sum(1 for r in records if self.value(r))
+        if self.aggregation is Aggregation.CASES:
+            return len({r.case_id for r in records if self.value(r)})
+        valid = [float(self.value(r)) for r in records if r.valid]
+        return math.fsum(valid) / len(valid) if valid else None
+
+    def render(self, value: float | int | None, *, missing: str = "-") -> str:
+        """``value`` as tables print it: a percentage, three decimals, or a count."""
+        if value is None:
+            return missing
+        if self.format == "pct":
+            return f"{float(value) * 100:.1f}%"
+        if self.format == "num":
+            return f"{float(value):.3f}"
+        return str(value)
+
+
+def _always(record: CaseResult) -> bool:
+    return True
+
+
+_ENTRIES = (
+    Metric(
+        "cases", "cases", "int", "higher", Aggregation.CASES, _always,
+        "distinct cases with a record",
+    ),
+    Metric(
+        "records", "records", "int", "higher", Aggregation.RECORDS, _always,
+        "records: one per (case, attempt)",
+    ),
+    Metric(
+        "valid", "valid", "int", "higher", Aggregation.RECORDS, lambda r: r.valid,
+        "records whose attempt can be scored (index manifest of the pinned revision)",
+    ),
+    Metric(
+        "invalid", "invalid", "int", "lower", Aggregation.RECORDS, lambda r: not r.valid,
+        "records never scored: manifest missing, incomplete or of another revision",
+        gate_key="maxInvalid",
+    ),
+    Metric(
+        "passed", "passed", "int", "higher", Aggregation.RECORDS,
+        lambda r: r.valid and r.passed,
+        "valid records that passed",
+    ),
+    Metric(
+        "failed", "failed", "int", "lower", Aggregation.RECORDS,
+        lambda r: r.valid and not r.passed,
+        "valid records that failed",
+    ),
+    Metric(
+        "passRate", "pass rate", "pct", "higher", Aggregation.MEAN,
+        lambda r: 1.0 if r.passed else 0.0,
+        "every required group within the cutoff, nothing forbidden, one revision",
+        short="pass", gate_key="minPassRate",
+    ),
+    Metric(
+        "hitRate", "hit@cutoff", "pct", "higher", Aggregation.MEAN,
+        lambda r: 1.0 if r.first_relevant_rank else 0.0,
+        "an accepted chunk within the cutoff",
+        short="hit", gate_key="minHitRate",
+    ),
+    Metric(
+        "meanGroupRecall", "group recall", "num", "higher", Aggregation.MEAN,
+        lambda r: r.group_recall,
+        "share of required evidence groups satisfied within the cutoff, mean",
+        gate_key="minGroupRecall",
+    ),
+    Metric(
+        "mrr", "MRR", "num", "higher", Aggregation.MEAN, lambda r: r.reciprocal_rank,
+        "reciprocal rank of the first relevant chunk within the cutoff, mean",
+        gate_key="minMRR",
+    ),
+    Metric(
+        "forbiddenRate", "forbidden", "pct", "lower", Aggregation.MEAN,
+        lambda r: 1.0 if r.forbidden_chunk_ids else 0.0,
+        "a forbidden chunk within the cutoff",
+        gate_key="maxForbiddenRate",
+    ),
+    Metric(
+        "revisionMismatchRate", "rev. mismatch", "pct", "lower", Aggregation.MEAN,
+        lambda r: 1.0 if r.revision_mismatches else 0.0,
+        "a chunk of another revision within the cutoff",
+        short="rev.", gate_key="maxRevisionMismatchRate",
+    ),
+    Metric(
+        "nondeterministic", "nondeterministic", "int", "lower", Aggregation.CASES,
+        lambda r: bool(r.nondeterministic),
+        "cases whose identical repeated attempts ranked differently",
+        optional=True,
+    ),
+)  # fmt: skip
+
+METRICS: dict[str, Metric] = {m.name: m for m in _ENTRIES}
+"""Every metric, in summary.json order."""
+
+
+def metric(name: str) -> Metric:
+    """The registered metric ``name`` (KeyError naming the known ones otherwise)."""
+    try:
+        return METRICS[name]
+    except KeyError:
+        raise KeyError(f"unknown metric {name!r} (known: {', '.join(METRICS)})") from None
+
+
+def means() -> tuple[Metric, ...]:
+    """The metrics that are means over valid records (rates, recall, MRR)."""
+    return tuple(m for m in METRICS.values() if m.aggregation is Aggregation.MEAN)
+
+
+def counts() -> tuple[Metric, ...]:
+    """The metrics that count records or cases."""
+    return tuple(m for m in METRICS.values() if m.aggregation is not Aggregation.MEAN)
+
+
+def gated() -> dict[str, Metric]:
+    """Metrics a gate policy can bound, by policy key."""
+    return {m.gate_key: m for m in METRICS.values() if m.gate_key is not None}
