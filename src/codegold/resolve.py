@@ -146,6 +146,16 @@ class SpanResolver:
             raise ChunkProblem(f"chunk {rank} has no file")
         path = normalise_path(path)
         found = self._file(revision, path)
+        if found is None and path.startswith("/"):
+            # an absolute path from the machine that indexed: its longest tail that is
+            # a file at the revision
+            parts = path.strip("/").split("/")
+            for i in range(1, len(parts)):
+                tail = "/".join(parts[i:])
+                found = self._file(revision, tail)
+                if found is not None:
+                    path = tail
+                    break
         if found is None:
             raise ChunkProblem(f"chunk {rank}: {path} does not exist at {revision[:12]}")
         start, end = self._span(found, raw, path, rank)
@@ -185,12 +195,37 @@ class SpanResolver:
             return start, end
         excerpt = raw.get("excerpt")
         if not isinstance(excerpt, str) or not excerpt.strip():
+            if raw.get("wholeFile") is True:  # a file-level document (TREC file docids)
+                return 1, max(1, f.lines)
+            symbol = raw.get("symbol")
+            if isinstance(symbol, str) and symbol:  # a file#symbol document
+                return _symbol_span(f, symbol, path, rank)
             raise ChunkProblem(f"chunk {rank}: needs startLine/endLine or an excerpt")
         hint = start if isinstance(start, int) else None
         located = _locate(f, excerpt, hint)
         if located is None:
             raise ChunkProblem(f"chunk {rank}: its excerpt is not in {path} at this revision")
         return located
+
+
+def _symbol_span(f: _File, symbol: str, path: str, rank: int) -> tuple[int, int]:
+    """The lines of the definition of ``symbol`` in the parse (all its pieces)."""
+    from codegold.evaluate.match import symbol_matches
+
+    spans = [
+        (c.start_line, c.end_line)
+        for c in f.chunks
+        if c.role is not Role.CALL_SITE and symbol_matches(symbol, c.symbol, c.symbols)
+    ]
+    if not spans:
+        raise ChunkProblem(f"chunk {rank}: {path} defines no {symbol!r} at this revision")
+    first = min(spans)
+    pieces = [s for s in sorted(spans) if s[0] >= first[0]]
+    end = first[1]
+    for start, stop in pieces:  # a definition cut in consecutive pieces
+        if start <= end + 1:
+            end = max(end, stop)
+    return first[0], end
 
 
 def _locate(f: _File, excerpt: str, hint: int | None) -> tuple[int, int] | None:

@@ -30,6 +30,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "report": ("codegold.cli.report_cmd", "report", "Write HTML or JUnit reports."),
     "tune": ("codegold.cli.tune_cmd", "tune", "Tune retriever weights on a training split."),
     "answers": ("codegold.cli.answers_cmd", "answers", "Join answer logs to retrieval attempts."),
+    "import": (
+        "codegold.cli.import_cmd",
+        "import_",
+        "Import traces, SWE-bench-style datasets and TREC runs.",
+    ),
 }
 
 
