@@ -209,8 +209,8 @@ class Env:
 
     def chunk_of(self, file: str, symbol: str, index: Any = None) -> Any:
         """The first indexed definition chunk satisfying ``file#symbol`` (verification)."""
+        from codegold.cases.match import chunk_matches as indexed_chunk_matches
         from codegold.cases.model import Target
-        from codegold.diagnose.targets import indexed_chunk_matches
 
         target = msgspec.convert({"file": file, "symbol": symbol, "roles": ["definition"]}, Target)
         idx = index or self.index
@@ -629,8 +629,8 @@ def idiom_unnamed(env: Env, file: str, symbol: str, must_contain: str) -> Built:
 
 def idiom_live(env: Env, file: str, symbol: str, must_contain: str) -> Built:
     """codegold's own run, when its chunker does not name the idiom: the chunker's cause."""
+    from codegold.cases.match import chunk_matches as indexed_chunk_matches
     from codegold.cases.model import Target
-    from codegold.diagnose.targets import indexed_chunk_matches
     from codegold.retrieve.hybrid import HybridRetriever
 
     case, _ = _idiom(env, file, symbol, must_contain)

@@ -58,9 +58,9 @@ import msgspec
 
 from codegold import __version__
 from codegold.attempts import Attempt, RetrievedChunk
+from codegold.cases.match import chunk_matches
 from codegold.cases.suite import ResolvedCase, Suite
 from codegold.errors import InputError
-from codegold.evaluate.evaluator import chunk_matches
 from codegold.evaluate.records import CaseResult, Diagnosis
 from codegold.roles import OWNERS, Cause, Match
 

@@ -54,9 +54,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from codegold._io import write_text_atomic
+from codegold.cases.match import file_matches
 from codegold.compare import select_attempts
 from codegold.errors import InputError
-from codegold.evaluate.match import file_matches
 from codegold.evaluate.records import CaseResult, RankedEntry, as_records
 from codegold.roles import Match
 

@@ -11,9 +11,9 @@ import textwrap
 
 import pytest
 
+from codegold.cases.match import symbol_matches
 from codegold.chunking import Chunk, chunk_file
 from codegold.corpus.model import FileRole
-from codegold.evaluate.match import symbol_matches
 from codegold.roles import Role
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from codegold.cases.match import normalize_symbol, symbol_matches
 from codegold.evaluate import evaluate_case
-from codegold.evaluate.match import normalize_symbol, symbol_matches
 from tests.evaluate.helpers import attempt, chunk, make_case
 
 #: (id, target symbol, chunk symbol, chunk symbols, matches?)

@@ -30,12 +30,12 @@ from typing import Any
 import msgspec
 import yaml
 
+from codegold.cases.match import symbol_matches
 from codegold.cases.model import Case, Lines, Repository, SuiteFile, Target
 from codegold.cases.suite import ResolvedCase, Suite, _parse_document
 from codegold.corpus.model import FileRole, FileStatus
 from codegold.diagnose.targets import TargetFacts, target_facts
 from codegold.errors import InputError
-from codegold.evaluate.match import symbol_matches
 from codegold.index.store import IndexedChunk, LoadedIndex
 
 __all__ = [

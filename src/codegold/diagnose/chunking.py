@@ -7,10 +7,9 @@ with the target's span. Each answer is ``(cause, detail)`` or None to pass on.
 from __future__ import annotations
 
 from codegold.attempts import Attempt, RetrievedChunk
+from codegold.cases.match import chunk_matches, file_matches
 from codegold.corpus.model import FileStatus
 from codegold.diagnose.targets import TargetFacts
-from codegold.evaluate.evaluator import chunk_matches
-from codegold.evaluate.match import file_matches
 from codegold.roles import Cause
 
 NOT_INDEXED = (

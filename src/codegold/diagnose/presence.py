@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from codegold.cases.match import normalize_symbol
 from codegold.evaluate.languages import language_of_path
-from codegold.evaluate.match import normalize_symbol
 
 _NOT_A_TYPE = r"(?!(?:return|new|throw|else|case|await|yield|delete|typeof|sizeof|goto)\b)"
 

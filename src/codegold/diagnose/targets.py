@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from codegold.cases.match import chunk_matches, file_matches, symbol_matches
 from codegold.cases.model import Target
 from codegold.corpus.model import FileStatus
 from codegold.diagnose.presence import definition_line, mention_line
-from codegold.evaluate.match import file_matches, symbol_matches
 from codegold.index.store import IndexedChunk, LoadedIndex, StoredInventoryEntry
 
 _NO_TEXT = (FileStatus.LFS_POINTER, FileStatus.UNREADABLE)
@@ -60,14 +60,6 @@ def _chunk_ref(chunk: IndexedChunk) -> dict[str, object]:
         "symbol": chunk.symbol,
         "role": chunk.role,
     }
-
-
-def indexed_chunk_matches(chunk: IndexedChunk, target: Target) -> bool:
-    if not file_matches(chunk.file, target):
-        return False
-    if target.symbol is not None and not symbol_matches(target.symbol, chunk.symbol, chunk.symbols):
-        return False
-    return not (target.roles and chunk.role not in target.roles)
 
 
 _DEFINING_ROLES = frozenset({"definition", "declaration", "test"})
@@ -166,7 +158,7 @@ def target_facts(index: LoadedIndex, target: Target, file_text: dict[str, str]) 
     files = _target_files(index, target)
     inventory = tuple(index.inventory_by_path[p] for p in files)
     chunks = [index.chunks[r] for p in files for r in index.rows_by_file.get(p, [])]
-    matching = tuple(c for c in chunks if indexed_chunk_matches(c, target))
+    matching = tuple(c for c in chunks if chunk_matches(c, target))
     symbol_found: bool | None = None
     span = None
     text = file_text.get(files[0]) if files else None

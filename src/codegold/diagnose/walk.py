@@ -20,13 +20,12 @@ import msgspec
 
 from codegold import EVALUATOR_VERSION
 from codegold.attempts import Attempt, RetrievedChunk
+from codegold.cases.match import chunk_matches, symbol_matches
 from codegold.cases.model import Group
 from codegold.cases.suite import ResolvedCase
 from codegold.diagnose.chunking import NOT_INDEXED, chunking_cause
 from codegold.diagnose.presence import definitions_elsewhere, needle
 from codegold.diagnose.targets import TargetFacts, target_facts
-from codegold.evaluate.evaluator import chunk_matches
-from codegold.evaluate.match import symbol_matches
 from codegold.evaluate.records import CaseResult, Diagnosis
 from codegold.index.store import LoadedIndex
 from codegold.roles import OWNERS, Cause

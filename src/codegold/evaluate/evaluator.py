@@ -6,21 +6,18 @@ from collections.abc import Sequence
 from typing import TypedDict
 
 from codegold.attempts import Attempt, IndexManifest, RetrievedChunk
+from codegold.cases.match import (
+    chunk_matches,
+    file_matches,
+    span_covers,
+    symbol_matches,
+    target_area,
+)
 from codegold.cases.model import Target
 from codegold.cases.suite import ResolvedCase
 from codegold.evaluate.languages import language_of_path
-from codegold.evaluate.match import file_matches, span_covers, symbol_matches, target_area
 from codegold.evaluate.records import CaseResult, Diagnosis, RankedEntry
 from codegold.roles import OWNERS, Cause, Match
-
-
-def chunk_matches(chunk: RetrievedChunk, target: Target) -> bool:
-    """The SPEC §1 rule: file (or glob), then symbol, then role."""
-    if not file_matches(chunk.file, target):
-        return False
-    if target.symbol is not None and not symbol_matches(target.symbol, chunk.symbol, chunk.symbols):
-        return False
-    return not (target.roles and chunk.role not in target.roles)
 
 
 def claim_mismatch(chunk: RetrievedChunk) -> str | None:

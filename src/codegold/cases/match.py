@@ -1,11 +1,42 @@
-"""Does a retrieved chunk satisfy a target? File (or glob), symbol, roles, span."""
+"""Does a chunk satisfy a target? The SPEC §1 matching rule, written once beside the
+case contract it reads: file (or glob), then symbol, then role; and the labelled span.
+
+Every stage asks here: the evaluator (retrieved chunks), diagnosis and lint (codegold's
+own indexed chunks), TREC export and answer joins.
+"""
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Protocol
 
 from codegold.cases.model import Target
+
+
+class ChunkLike(Protocol):
+    """What matching reads of a chunk, retrieved or indexed."""
+
+    @property
+    def file(self) -> str: ...
+
+    @property
+    def symbol(self) -> str | None: ...
+
+    @property
+    def symbols(self) -> tuple[str, ...] | None: ...
+
+    @property
+    def role(self) -> str: ...
+
+
+def chunk_matches(chunk: ChunkLike, target: Target) -> bool:
+    """The SPEC §1 rule: file (or glob), then symbol, then role."""
+    if not file_matches(chunk.file, target):
+        return False
+    if target.symbol is not None and not symbol_matches(target.symbol, chunk.symbol, chunk.symbols):
+        return False
+    return not (target.roles and chunk.role not in target.roles)
 
 
 @lru_cache(maxsize=4096)
