@@ -10,6 +10,9 @@ from typing import IO, TYPE_CHECKING, Any
 import msgspec
 
 from codegold.errors import InputError
+
+# part of the attempt contract (``index``); defined with the index that writes it
+from codegold.index.manifest import IndexManifest as IndexManifest
 from codegold.roles import RoleName
 
 if TYPE_CHECKING:
@@ -18,30 +21,6 @@ if TYPE_CHECKING:
 
 class _Model(msgspec.Struct, rename="camel", frozen=True, omit_defaults=True):
     pass
-
-
-class IndexManifest(_Model, frozen=True):
-    """Identity of the index an attempt was served from; written last by a build."""
-
-    build_id: str
-    repository_revision: str
-    chunker_version: str
-    path_policy: str
-    built_at: str
-    complete: bool
-    format_version: str | None = None
-    signals: tuple[str, ...] | None = None
-    embedding: dict[str, Any] | None = None
-    repository: str | None = None
-    files_indexed: int | None = None
-    chunks: int | None = None
-    # Files listed in the tree whose blob is missing from the object database, and
-    # Git LFS pointers (content outside git): recorded, never indexed (None when 0).
-    files_unreadable: int | None = None
-    lfs_pointers: int | None = None
-    # True when nobody built this index in codegold's sight: the revision was stated by
-    # whoever ran the retriever (--assume-revision, an adapter's factory), not proven.
-    revision_asserted: bool | None = None
 
 
 class ChunkClaim(_Model, frozen=True):

@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from codegold.evaluate.records import Diagnosis
-from codegold.report.redact import (
+from codegold.redact import (
     Finding,
     SecretKind,
     find_secrets,

@@ -76,7 +76,7 @@ def report(
         _write(junit_out, render_junit(records, summary).encode("utf-8"))
     if json_out is not None:
         from codegold._io import encode_json
-        from codegold.report.redact import redact_record
+        from codegold.redact import redact_record
 
         doc: dict[str, Any] = {
             "summary": summary,

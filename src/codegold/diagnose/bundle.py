@@ -32,7 +32,7 @@ def _chunk_row(rank: int, c: RetrievedChunk) -> dict[str, Any]:
 def excerpt(text: str, span: tuple[int, int]) -> dict[str, Any]:
     """Lines around ``span`` (1-based, inclusive), secrets redacted."""
     from codegold._lines import split_lines
-    from codegold.report.redact import redact
+    from codegold.redact import redact
 
     lines = split_lines(text)
     start = max(1, span[0] - EXCERPT_CONTEXT)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypedDict
 
-from codegold.attempts import Attempt, IndexManifest, RetrievedChunk
+from codegold.attempts import Attempt, RetrievedChunk
 from codegold.cases.match import (
     chunk_matches,
     file_matches,
@@ -17,6 +17,7 @@ from codegold.cases.model import Target
 from codegold.cases.suite import ResolvedCase
 from codegold.evaluate.languages import language_of_path
 from codegold.evaluate.records import CaseResult, Diagnosis, RankedEntry
+from codegold.index.manifest import IndexManifest
 from codegold.roles import OWNERS, Cause, Match
 
 

@@ -18,7 +18,6 @@ import numpy as np
 
 from codegold import __version__
 from codegold._io import write_json_atomic
-from codegold.attempts import IndexManifest
 from codegold.chunking import ChunkerConfig, chunk_file, chunker_version
 from codegold.chunking.languages import language_for_path
 from codegold.corpus.git import GitRepo
@@ -27,6 +26,7 @@ from codegold.corpus.model import FileRole, FileStatus, InventoryEntry
 from codegold.corpus.policy import PathPolicy
 from codegold.index.cache import BuildCache
 from codegold.index.lexical import BM25Builder
+from codegold.index.manifest import IndexManifest
 from codegold.index.store import (
     FORMAT_VERSION,
     MANIFEST,

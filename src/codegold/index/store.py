@@ -32,10 +32,10 @@ import numpy.typing as npt
 
 from codegold._io import write_json_atomic
 from codegold._lines import split_lines
-from codegold.attempts import IndexManifest
 from codegold.corpus.model import FileRole, FileStatus
 from codegold.errors import EnvironmentProblem, InputError
 from codegold.index.lexical import BM25Index
+from codegold.index.manifest import IndexManifest
 from codegold.index.symbols import SymbolTable
 from codegold.index.vectors import load_vectors
 

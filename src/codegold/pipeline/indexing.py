@@ -6,11 +6,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from codegold.attempts import IndexManifest
 from codegold.corpus.git import GitRepo
 from codegold.corpus.policy import load_policy
 from codegold.index.build import BuildOptions, build_index, describe_manifest
 from codegold.index.embed import resolve_embedder
+from codegold.index.manifest import IndexManifest
 
 Progress = Callable[[str, int, int], None]
 Log = Callable[[str], None]

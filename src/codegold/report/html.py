@@ -8,7 +8,7 @@ every table is still complete.
 Aggregate numbers come from summary.json as written, never recomputed here, so the
 page and the file cannot disagree; the per-record views (the rank histogram, the
 failed cases) come from the records. Free text taken from the run (queries,
-diagnosis details, evidence) goes through :func:`codegold.report.redact.redact`
+diagnosis details, evidence) goes through :func:`codegold.redact.redact`
 and everything is HTML-escaped. The same inputs give the same bytes.
 """
 
@@ -24,7 +24,7 @@ from typing import Any
 from codegold.evaluate.metrics import METRICS, Metric, metric
 from codegold.evaluate.records import CaseResult, RankedEntry
 from codegold.evaluate.summary import SLICE_KINDS
-from codegold.report.redact import redact_record
+from codegold.redact import redact_record
 from codegold.report.terminal import failure_reason
 
 __all__ = ["METRIC_COLUMNS", "OPTIONAL_COLUMNS", "rank_histogram", "render_html"]

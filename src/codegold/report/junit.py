@@ -18,7 +18,7 @@ from typing import Any
 
 from codegold.evaluate.metrics import counts, means
 from codegold.evaluate.records import CaseResult
-from codegold.report.redact import redact
+from codegold.redact import redact
 
 __all__ = ["failure_message", "render_junit"]
 

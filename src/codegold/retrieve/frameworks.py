@@ -36,9 +36,10 @@ from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any
 
-from codegold.attempts import Attempt, IndexManifest, RetrievedChunk, RetrieverInfo
+from codegold.attempts import Attempt, RetrievedChunk, RetrieverInfo
 from codegold.cases.model import Context
 from codegold.errors import InputError, missing_extra
+from codegold.index.manifest import IndexManifest
 from codegold.resolve import ChunkProblem, SpanResolver, normalise_path
 
 __all__ = ["FrameworkRetriever", "checkout", "load_factory"]
