@@ -9,9 +9,9 @@ import click
 
 if TYPE_CHECKING:
     from codegold.cases import Suite
-    from codegold.cases.lint import LintReport, Migration
     from codegold.corpus.git import GitRepo
     from codegold.index.store import LoadedIndex
+    from codegold.lint import LintReport, Migration
 
 DEFAULT_INDEX = ".codegold/index"
 
@@ -77,15 +77,15 @@ def lint(
     """
     from codegold._io import write_json_atomic, write_text_atomic
     from codegold.cases import load_suite
-    from codegold.cases.lint import (
+    from codegold.corpus.git import GitRepo
+    from codegold.errors import InputError
+    from codegold.lint import (
         lint_suites,
         plan_migration,
         proposal_path,
         read_suite_file,
         render_proposal,
     )
-    from codegold.corpus.git import GitRepo
-    from codegold.errors import InputError
 
     if out_path is not None and to_revision is None:
         raise click.UsageError("--out names the proposed suite: it needs --to-revision")
@@ -181,7 +181,7 @@ def _print_report(report: LintReport, suites: list[Suite]) -> None:
     from rich.console import Console
     from rich.markup import escape
 
-    from codegold.cases.lint import Severity
+    from codegold.lint import Severity
 
     console = Console(highlight=False, soft_wrap=True)
     cases = sum(len(s.cases) for s in suites)
@@ -216,7 +216,7 @@ def _count(n: int, word: str) -> str:
 
 
 def _print_migration(migration: Migration, out: Path) -> None:
-    from codegold.cases.lint import Verdict
+    from codegold.lint import Verdict
 
     rev = migration.to_revision[:12]
     counts = ", ".join(f"{v} {k}" for k, v in migration.counts.items() if v)

@@ -12,7 +12,9 @@ import pytest
 import yaml
 
 from codegold.cases import load_suite
-from codegold.cases.lint import (
+from codegold.corpus.git import GitRepo
+from codegold.index.store import LoadedIndex, open_index
+from codegold.lint import (
     Check,
     LintReport,
     Severity,
@@ -23,8 +25,6 @@ from codegold.cases.lint import (
     read_suite_file,
     render_proposal,
 )
-from codegold.corpus.git import GitRepo
-from codegold.index.store import LoadedIndex, open_index
 from codegold.pipeline import index_revisions
 from tests.conftest import run_cli
 from tests.corpus.gitfixture import make_repo
