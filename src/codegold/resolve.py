@@ -210,7 +210,7 @@ class SpanResolver:
 
 def _symbol_span(f: _File, symbol: str, path: str, rank: int) -> tuple[int, int]:
     """The lines of the definition of ``symbol`` in the parse (all its pieces)."""
-    from codegold.evaluate.match import symbol_matches
+    from codegold.cases.match import symbol_matches
 
     spans = [
         (c.start_line, c.end_line)
