@@ -168,3 +168,24 @@ def test_recorded_split_with_blank_lines_between_parts_is_a_boundary(tmp_path: P
         },
     )
     assert cause(record) == "chunk_boundary"
+
+
+UTIL = "def helper():\n    return 1\n"
+
+
+def test_collapse_keeps_the_copy_in_use_and_diagnosis_names_the_collapse(tmp_path: Path) -> None:
+    files = {**BASE, "app/legacy/util.py": UTIL, "app/x/y/z/util.py": UTIL}
+    target = {"file": "app/legacy/util.py", "symbol": "helper"}
+    record = run_case(
+        tmp_path,
+        [files],
+        {"id": "c", "query": "what is `helper`?", "accepted": [target]},
+        config=RetrieverConfig(legacy_mode="off"),
+    )
+    kept = [e.file for e in record.ranked if e.symbol == "helper"]
+    assert kept[:1] == ["app/util.py"]  # not legacy, then the shortest path
+    assert "app/legacy/util.py" not in kept and "app/x/y/z/util.py" not in kept
+    assert cause(record) in ("reranker_demotion", "below_cutoff")
+    assert record.diagnosis is not None
+    assert "collapsed as a duplicate" in record.diagnosis.detail
+    assert record.diagnosis.evidence["collapsedInto"]["file"] == "app/util.py"

@@ -251,6 +251,34 @@ def _first_rank(
     return None
 
 
+def _collapsed_into(w: Walk, g: Group) -> tuple[RetrievedChunk, int] | None:
+    """A ranked chunk that is a byte-identical copy of an indexed chunk satisfying the
+    group (by codegold's chunk ids): the duplicate collapse kept that copy instead."""
+    if w.index is None:
+        return None
+    wanted = {c.digest for f in w.facts[g.id] for c in f.matching_chunks}
+    rows = w.index.row_of_id
+    for rank, chunk in enumerate(w.attempt.ranked, start=1):
+        row = rows.get(chunk.chunk_id)
+        if row is None or w.index.chunks[row].digest not in wanted:
+            continue
+        if not any(chunk_matches(chunk, t) for t in g.any_of):
+            return chunk, rank
+    return None
+
+
+def _collapse_note(w: Walk, g: Group) -> str:
+    found = _collapsed_into(w, g)
+    if found is None:
+        return ""
+    chunk, rank = found
+    w.evidence["collapsedInto"] = {"chunkId": chunk.chunk_id, "file": chunk.file, "rank": rank}
+    return (
+        f"; collapsed as a duplicate: the byte-identical copy in {chunk.file} was kept "
+        f"(rank {rank}) and the accepted one dropped"
+    )
+
+
 def _rank_cause(w: Walk, g: Group, pre: int | None, post: int | None) -> Diagnosis | None:
     cutoff = w.case.cutoff
     if post is None and w.attempt.candidates is None:
@@ -269,7 +297,8 @@ def _rank_cause(w: Walk, g: Group, pre: int | None, post: int | None) -> Diagnos
         where = f"rank {post}" if post else "out of the list"
         return w.diag(
             Cause.RERANKER_DEMOTION,
-            f"group {g.id!r}: rank {pre} before reranking, {where} after (cutoff {cutoff})",
+            f"group {g.id!r}: rank {pre} before reranking, {where} after (cutoff {cutoff})"
+            + _collapse_note(w, g),
         )
     if post is not None and post > cutoff:
         return w.diag(
@@ -279,7 +308,8 @@ def _rank_cause(w: Walk, g: Group, pre: int | None, post: int | None) -> Diagnos
     if post is None:
         return w.diag(
             Cause.BELOW_CUTOFF,
-            f"group {g.id!r}: candidate at rank {pre} before reranking, dropped after",
+            f"group {g.id!r}: candidate at rank {pre} before reranking, dropped after"
+            + _collapse_note(w, g),
         )
     return None
 

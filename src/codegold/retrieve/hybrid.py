@@ -300,18 +300,34 @@ class HybridRetriever:
     def _collapse(
         self, ranked: list[tuple[int, float]], explanations: dict[int, Explanation]
     ) -> list[tuple[int, float]]:
-        """Two copies of the same code count once: keep the better-ranked copy."""
-        seen: dict[str, int] = {}
+        """Two copies of the same code count once, at the better-ranked copy's place.
+
+        The copy kept is the one that is not legacy, generated or vendored, then the one
+        with the shorter path, then the better-ranked: a byte-identical file under
+        ``legacy/`` never stands in for the one in use.
+        """
+        chunks = self.index.chunks
+        copies: dict[str, list[int]] = {}
+        for i, (row, _) in enumerate(ranked):
+            copies.setdefault(chunks[row].digest, []).append(i)
+
+        def preference(i: int) -> tuple[bool, int, int]:
+            chunk = chunks[ranked[i][0]]
+            secondary = chunk.file_role in ("migration", "generated", "vendored") or (
+                chunk.role in ("migration", "generated")
+            )
+            return (secondary, len(chunk.file), i)
+
         kept: list[tuple[int, float]] = []
-        for row, score in ranked:
-            digest = self.index.chunks[row].digest
-            if digest in seen:
-                explanations[
-                    row
-                ].dropped = f"duplicate of {self.index.chunks[seen[digest]].chunk_id}"
+        for i, (row, score) in enumerate(ranked):
+            group = copies[chunks[row].digest]
+            if group[0] != i:
                 continue
-            seen[digest] = row
-            kept.append((row, score))
+            keep = ranked[min(group, key=preference)][0]
+            for j in group:
+                if ranked[j][0] != keep:
+                    explanations[ranked[j][0]].dropped = f"duplicate of {chunks[keep].chunk_id}"
+            kept.append((keep, score))
         return kept
 
     def _diversify(self, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
