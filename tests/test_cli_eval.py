@@ -108,6 +108,31 @@ def test_bad_attempts_exit_2_and_write_nothing(tmp_path: Path) -> None:
     assert not out.exists()
 
 
+def test_a_malformed_manifest_makes_its_own_case_invalid_not_the_run(tmp_path: Path) -> None:
+    lines = (EXAMPLE / "attempts.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    del first["index"]["complete"]
+    bad = tmp_path / "attempts.jsonl"
+    bad.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    out = tmp_path / "out"
+    proc = run_cli(
+        "eval", "--cases", str(EXAMPLE / "suite.yaml"), "--attempts", str(bad), "--out", str(out)
+    )
+    assert proc.returncode == 0, proc.stderr
+    by_id = {r["caseId"]: r for r in json.loads((out / "results.json").read_text())}
+    broken = by_id[first["caseId"]]
+    assert broken["valid"] is False
+    assert "malformed" in broken["invalidReason"] and "complete" in broken["invalidReason"]
+    assert broken["diagnosis"]["cause"] == "invalid_run"
+    # invalid means never scored
+    assert broken["firstRelevantRank"] is None
+    assert broken["reciprocalRank"] is None and broken["groupRecall"] is None
+    others = [r for r in by_id.values() if r["caseId"] != first["caseId"] and r["valid"]]
+    assert others and all(isinstance(r["reciprocalRank"], float) for r in others)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["overall"]["invalid"] == 2
+
+
 def test_unknown_role_in_a_chunk_invalidates_its_case_not_the_run(tmp_path: Path) -> None:
     lines = (EXAMPLE / "attempts.jsonl").read_text().splitlines()
     record = json.loads(lines[0])

@@ -152,7 +152,9 @@ def _decode_line(
 
         raw = msgspec.json.decode(line)
         resolved = (
-            attempt_from_raw(raw, resolver, assume_revision) if isinstance(raw, dict) else None
+            attempt_from_raw(_set_aside_bad_manifest(raw), resolver, assume_revision)
+            if isinstance(raw, dict)
+            else None
         )
         if resolved is None:
             raise _attempt_error(p, number, line, exc) from None
@@ -164,6 +166,24 @@ def _decode_line(
             attempt, index=asserted_manifest(assume_revision, source="--assume-revision")
         )
     return attempt
+
+
+def _set_aside_bad_manifest(raw: dict[str, Any]) -> dict[str, Any]:
+    """A malformed ``index`` makes only its own case invalid: it is dropped (never
+    borrowed from elsewhere) and the reason joins the attempt's ``problems``."""
+    manifest = raw.get("index")
+    if manifest is None:
+        return raw
+    try:
+        msgspec.convert(manifest, IndexManifest)
+    except msgspec.ValidationError as exc:
+        detail, _, where = str(exc).partition(" - at `")
+        field = "index" + where.rstrip("`").removeprefix("$")
+        problems = raw.get("problems")
+        earlier = list(problems) if isinstance(problems, list) else []
+        reason = f"index manifest is malformed: {detail} (field {field})"
+        return {**{k: v for k, v in raw.items() if k != "index"}, "problems": [*earlier, reason]}
+    return raw
 
 
 def _iter_lines(

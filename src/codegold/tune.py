@@ -417,12 +417,12 @@ def _held_out_report(
     improved = [
         b.case_id
         for b, m in zip(base, mine, strict=True)
-        if (m.passed, m.reciprocal_rank) > (b.passed, b.reciprocal_rank)
+        if (m.passed, m.reciprocal_rank or 0.0) > (b.passed, b.reciprocal_rank or 0.0)
     ]
     regressed = [
         b.case_id
         for b, m in zip(base, mine, strict=True)
-        if (m.passed, m.reciprocal_rank) < (b.passed, b.reciprocal_rank)
+        if (m.passed, m.reciprocal_rank or 0.0) < (b.passed, b.reciprocal_rank or 0.0)
     ]
     n = len(split.held_out)
     if n < SMALL_HELD_OUT:

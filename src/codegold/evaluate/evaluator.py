@@ -161,9 +161,9 @@ def evaluate_case(case: ResolvedCase, attempt: Attempt | None) -> CaseResult:
         valid=valid,
         invalid_reason=reason,
         passed=passed,
-        first_relevant_rank=first,
-        reciprocal_rank=1.0 / first if first else 0.0,
-        group_recall=recall,
+        first_relevant_rank=first if valid else None,  # invalid: never scored
+        reciprocal_rank=(1.0 / first if first else 0.0) if valid else None,
+        group_recall=recall if valid else None,
         missing_group_ids=missing,
         supporting_found=supporting_found,
         forbidden_chunk_ids=forbidden,

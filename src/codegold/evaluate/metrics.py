@@ -124,12 +124,12 @@ _ENTRIES = (
     ),
     Metric(
         "meanGroupRecall", "group recall", "num", "higher", Aggregation.MEAN,
-        lambda r: r.group_recall,
+        lambda r: r.group_recall or 0.0,  # None only on invalid records, never averaged
         "share of required evidence groups satisfied within the cutoff, mean",
         gate_key="minGroupRecall",
     ),
     Metric(
-        "mrr", "MRR", "num", "higher", Aggregation.MEAN, lambda r: r.reciprocal_rank,
+        "mrr", "MRR", "num", "higher", Aggregation.MEAN, lambda r: r.reciprocal_rank or 0.0,
         "reciprocal rank of the first relevant chunk within the cutoff, mean",
         gate_key="minMRR",
     ),

@@ -56,9 +56,9 @@ class CaseResult(_Record):
     valid: bool
     invalid_reason: str | None
     passed: bool
-    first_relevant_rank: int | None
-    reciprocal_rank: float
-    group_recall: float
+    first_relevant_rank: int | None  # null, like the two below, for an invalid record
+    reciprocal_rank: float | None
+    group_recall: float | None
     missing_group_ids: list[str]
     supporting_found: list[str]
     forbidden_chunk_ids: list[str]
