@@ -222,7 +222,7 @@ def run_suite(spec: SuiteSpec, args: argparse.Namespace) -> list[CaseFigures]:
 
 
 def _code_language(case: Any) -> str | None:
-    from codegold.evaluate.languages import language_of_path
+    from codegold.chunking.language_table import language_of_path
 
     for target in case.required_targets:
         lang = language_of_path(target.file or target.file_pattern or "")

@@ -605,6 +605,16 @@ def digest() -> str:
     return hashlib.sha256(encoded).hexdigest()
 
 
+def extension_families() -> dict[str, str]:
+    """Extension -> family name, for naming a file's language without its text: the
+    first family of the extension that needs no marker, else its first family."""
+    out: dict[str, str] = {}
+    for extension, families in _BY_EXTENSION.items():
+        plain = [f for f in families if f.marker is None]
+        out[extension] = (plain or list(families))[0].name
+    return out
+
+
 def family_for_path(path: str, text: str) -> Family | None:
     """The heuristic family for a file by its extension (and, if ambiguous, content)."""
     name = path.rsplit("/", 1)[-1].lower()

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from codegold.cases.match import normalize_symbol
-from codegold.evaluate.languages import language_of_path
+from codegold.chunking.language_table import language_of_path
 
 _NOT_A_TYPE = r"(?!(?:return|new|throw|else|case|await|yield|delete|typeof|sizeof|goto)\b)"
 

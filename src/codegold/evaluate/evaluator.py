@@ -15,7 +15,7 @@ from codegold.cases.match import (
 )
 from codegold.cases.model import Target
 from codegold.cases.suite import ResolvedCase
-from codegold.evaluate.languages import language_of_path
+from codegold.chunking.language_table import language_of_path
 from codegold.evaluate.records import CaseResult, Diagnosis, RankedEntry
 from codegold.index.manifest import IndexManifest
 from codegold.roles import OWNERS, Cause, Match
