@@ -279,6 +279,24 @@ ROWS = [
         id="ruby-innermost-singleton-define-method",
     ),
     pytest.param(
+        "lib/geometry.rb",
+        """
+        module Geometry
+          Point = Struct.new(:x, :y) do
+            def distance_to(other)
+              Math.hypot(x - other.x, y - other.y)
+            end
+          end
+          ORIGIN = Point.new(0, 0)
+        end
+        """,
+        SOURCE,
+        {"Geometry.Point", "Point.distance_to", "Geometry.ORIGIN"},
+        {"Geometry.distance_to"},
+        ["Point.distance_to", "Point#distance_to", "Geometry::Point"],
+        id="ruby-struct-new-block",
+    ),
+    pytest.param(
         "spec/lib/rack/protection/base_spec.rb",
         """
         RSpec.describe Rack::Protection::Base do

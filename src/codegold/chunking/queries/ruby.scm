@@ -19,6 +19,16 @@
 
 ; Constants: names only.
 (assignment left: (constant) @name) @definition.constant
+; `Point = Struct.new(:x, :y) do ... end`, `Klass = Class.new(Base) { ... }`,
+; `Coord = Data.define(:lat) do ... end`: a class named by the constant.
+(assignment
+  left: (constant) @name
+  right: (call
+    receiver: (constant) @_maker
+    method: (identifier) @_new
+    block: [(do_block) (block)] @body)
+  (#match? @_maker "^(Struct|Class|Module|Data)$")
+  (#match? @_new "^(new|define)$")) @definition.class
 
 ; Methods made by define_method with a literal name, like `def`.
 (call
