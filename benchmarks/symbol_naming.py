@@ -9,12 +9,13 @@ For each repository (read at HEAD from git objects, with the default path policy
 file a structural language owns is chunked. Per language it prints: files, chunks,
 definition chunks (any chunk but module-level code and the tail pieces of a long
 function, unless those carry a symbol) and how many carry a symbol, distinct names
-defined, and a deterministic sample of names. Then it checks a hand-picked list of
-well-known definitions (``KNOWN`` below, each found by reading the repository's code):
-one is named correctly when a chunk of that file lists exactly that name among its
-``symbols`` with the expected role; ``label`` counts the looser SPEC §1 suffix match a
-suite label gets (``symbol_matches``). A repository is recognised by the ``owner+name``
-(or ``owner/name``) in its path; unknown repositories are still counted.
+defined, the hand-picked definitions of that language named correctly, and a
+deterministic sample of names. Of the hand-picked well-known definitions (``KNOWN``
+below, each found by reading the repository's code), one is named correctly when a
+chunk of that file lists exactly that name among its ``symbols`` with the expected
+role; ``label`` counts the looser SPEC §1 suffix match a suite label gets
+(``symbol_matches``). A repository is recognised by the ``owner+name`` (or
+``owner/name``) in its path; unknown repositories are still counted.
 """
 
 from __future__ import annotations
@@ -203,6 +204,8 @@ class LanguageFigures:
     definition_chunks: int = 0
     named_definition_chunks: int = 0
     names: set[str] = field(default_factory=set)
+    picked: int = 0
+    picked_exact: int = 0
 
 
 def repository_name(path: Path) -> str | None:
@@ -297,7 +300,11 @@ def main(argv: list[str] | None = None) -> int:
         picked = KNOWN.get(name, [])
         rows = []
         for known in picked:
-            exact, label, note = check_known(known, files.get(known.file))
+            chunks = files.get(known.file)
+            exact, label, note = check_known(known, chunks)
+            language = chunks[0].language if chunks else language_for_path(known.file) or "?"
+            figures[language].picked += 1
+            figures[language].picked_exact += exact
             exact_here += exact
             label_here += label
             rows.append({**known.__dict__, "exact": exact, "label": label, "note": note})
@@ -317,14 +324,18 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     print()
-    header = f"{'language':<11} {'files':>6} {'chunks':>7} {'defs':>6} {'named':>6} {'names':>7}"
+    header = (
+        f"{'language':<11} {'files':>6} {'chunks':>7} {'defs':>6} {'named':>6} {'names':>7}"
+        f" {'picked':>7}"
+    )
     print(header)
     languages: dict[str, object] = {}
     for language in sorted(figures):
         fig = figures[language]
         print(
             f"{language:<11} {fig.files:>6} {fig.chunks:>7} {fig.definition_chunks:>6} "
-            f"{fig.named_definition_chunks:>6} {len(fig.names):>7}   e.g. "
+            f"{fig.named_definition_chunks:>6} {len(fig.names):>7} "
+            f"{f'{fig.picked_exact}/{fig.picked}' if fig.picked else '-':>7}   e.g. "
             + ", ".join(sample(fig.names, 5))
         )
         languages[language] = {
@@ -334,6 +345,8 @@ def main(argv: list[str] | None = None) -> int:
             "namedDefinitionChunks": fig.named_definition_chunks,
             "names": len(fig.names),
             "sample": sample(fig.names),
+            "picked": fig.picked,
+            "pickedNamed": fig.picked_exact,
         }
     report["languages"] = languages
     report["known"] = {"total": known_total, "exact": known_exact, "label": known_label}
