@@ -197,6 +197,48 @@ DETECTED = [
         id="matlab",
     ),
     pytest.param(
+        "src/parser.y",
+        """
+        %{
+        #include "compile.h"
+        #define YYMALLOC jv_mem_alloc
+        %}
+        %code {
+        static jv check_object_key(block k) {
+          return jv_invalid();
+        }
+
+        static block gen_index(block obj, block key) {
+          return BLOCK(gen_subexp(key), obj, gen_op_simple(INDEX));
+        }
+        }
+        %%
+        Term:
+        Term '.' IDENT {
+          $$ = gen_index(obj, gen_const($3));
+        }
+        """,
+        ["YYMALLOC", "check_object_key", "gen_index"],
+        id="yacc",
+    ),
+    pytest.param(
+        "src/lexer.l",
+        """
+        %{
+        #define YY_USER_ACTION do { yylloc->start = yyget_extra(yyscanner); } while (0);
+        static int enter(int opening, int state, yyscan_t yyscanner);
+        %}
+        %%
+        "!=" { return NEQ; }
+        %%
+        static int try_exit(int c, int state, yyscan_t yyscanner) {
+          return c;
+        }
+        """,
+        ["YY_USER_ACTION", "enter", "try_exit"],
+        id="lex",
+    ),
+    pytest.param(
         "api/shop.proto",
         """
         syntax = "proto3";

@@ -478,6 +478,14 @@ _C_FAMILY_PATTERNS = (
     ),
 )
 
+# Yacc/Bison and Lex/Flex sources hold C: their helper functions, macros and types are
+# found like C's (grammar rules are not definitions).
+_FAMILIES = (
+    *_FAMILIES,
+    _family("yacc", (".y", ".yy", ".ypp"), _C_FAMILY_PATTERNS, comments=_C_COMMENTS),
+    _family("lex", (".l", ".ll", ".lex"), _C_FAMILY_PATTERNS, comments=_C_COMMENTS),
+)
+
 # Fallbacks for structural languages whose parse failed (keyed by language name).
 _STRUCTURAL_FAMILIES: tuple[Family, ...] = (
     _family("c", (), _C_FAMILY_PATTERNS, comments=_C_COMMENTS),
