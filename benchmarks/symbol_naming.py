@@ -29,11 +29,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codegold.cases.match import symbol_matches
 from codegold.chunking import ALGORITHM_VERSION, Chunk, chunk_file, language_for_path
 from codegold.corpus.git import GitRepo
 from codegold.corpus.model import FileStatus
 from codegold.corpus.policy import load_policy
+
+try:
+    from codegold.cases.match import symbol_matches
+except ImportError:  # codegold before the matching rule moved beside the case contract
+    from codegold.evaluate.match import symbol_matches  # type: ignore[no-redef]
 
 #: Kinds of the chunks between definitions (module-level code) and of the later pieces
 #: of a long function: not definitions unless they carry a symbol.
