@@ -359,6 +359,10 @@ class Comparison:
         """A rich renderable: the slice table, then regressed and improved cases."""
         return _render_rich(self, max_cases=max_cases)
 
+    def to_markdown(self, *, max_cases: int = 30) -> str:
+        """GitHub-flavoured Markdown, for a CI step summary."""
+        return _render_markdown(self, max_cases=max_cases)
+
     def to_html(self, *, max_cases: int = 500) -> str:
         """An HTML fragment (one ``<section>``, no scripts, no external assets)."""
         return _render_html(self, max_cases=max_cases)
@@ -821,6 +825,50 @@ def _render_rich(cmp: Comparison, *, max_cases: int) -> RenderableType:
     for note in cmp.notes:
         parts.append(Text(f"note: {note}"))
     return Group(*parts)
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _render_markdown(cmp: Comparison, *, max_cases: int) -> str:
+    flagged = len(cmp.flagged_slices)
+    verdict = f"{flagged} slice(s) flagged" if flagged else "no slice flagged"
+    out = [
+        f"### codegold compare: {_md_cell(cmp.base_label)} → {_md_cell(cmp.head_label)}"
+        f" ({verdict})",
+        "",
+        "| " + " | ".join(_COLUMNS) + " |",
+        "|"
+        + "|".join("---" if c in ("slice", "status", "caveats") else "---:" for c in _COLUMNS)
+        + "|",
+    ]
+    for s in cmp.slices:
+        row = _slice_row(s)
+        if s.flagged:
+            row[0] = f"**{row[0]}**"
+        out.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
+    out.append("")
+    out.append(
+        f"Paired over cases valid in both runs; p: two-sided sign-flip test; CI: paired "
+        f"bootstrap ({cmp.resamples} resamples, seed {cmp.seed})."
+    )
+    for s in cmp.flagged_slices:
+        for note in s.notes:
+            out.append(f"- **{_md_cell(s.name)}**: {_md_cell(note)}")
+    counts = cmp.counts()
+    out.append("")
+    out.append("Cases: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items()))
+    for status in (ChangeStatus.REGRESSED, ChangeStatus.IMPROVED):
+        cases = cmp.by_status(status)
+        if not cases:
+            continue
+        out += ["", f"**{status.value} cases ({len(cases)})**", ""]
+        out += [f"- `{c.case_id}`: {_md_cell(c.reason)}" for c in cases[:max_cases]]
+        if len(cases) > max_cases:
+            out.append(f"- … {len(cases) - max_cases} more (`--json` has them all)")
+    out += [f"\n> {_md_cell(n)}" for n in cmp.notes]
+    return "\n".join(out) + "\n"
 
 
 def _render_html(cmp: Comparison, *, max_cases: int) -> str:

@@ -177,6 +177,37 @@ class GateDecision:
             "slices": {name: _round_all(agg) for name, agg in self.slices},
         }
 
+    def to_markdown(self) -> str:
+        """The verdict as GitHub-flavoured Markdown, for a CI step summary: one table
+        row per check, failed checks first."""
+        verdict = (
+            f"BLOCKED: {len(self.reasons)} of {len(self.checks)} checks failed"
+            if self.blocked
+            else f"PASSED: {len(self.checks)} checks"
+        )
+        out = [f"### codegold gate: {verdict}", ""]
+        if self.policy:
+            out += [
+                f"Policy `{self.policy}`"
+                + (f", baseline `{self.baseline}`" if self.baseline else ""),
+                "",
+            ]
+        out += ["| | rule | slice | observed | threshold | detail |", "|---|---|---|---:|---:|---|"]
+        for c in (*self.reasons, *(c for c in self.checks if c.passed)):
+            mark = "⏭️" if c.skipped else ("✅" if c.passed else "❌")
+            cells = (mark, c.rule, c.slice, _fmt(c.observed), _fmt(c.threshold), c.detail)
+            out.append("| " + " | ".join(str(x).replace("|", "\\|") for x in cells) + " |")
+        if self.warnings:
+            out.append("")
+            out += [f"> warning: {w}" for w in self.warnings]
+        overall = dict(self.slices).get(OVERALL)
+        if overall is not None:
+            gated = {RULES[c.rule].metric for c in self.checks if c.slice == OVERALL}
+            trend = [f"{m} {_fmt(overall.get(m))}" for m in _TREND if m not in gated]
+            if trend:
+                out += ["", "Trend (not gated): " + ", ".join(trend)]
+        return "\n".join(out) + "\n"
+
     def lines(self) -> list[str]:
         """A plain-text verdict for CI logs: every reason, then the other checks."""
         verdict = (

@@ -36,7 +36,17 @@ _RESULTS = click.Path(path_type=Path, dir_okay=True)
     show_default=True,
     help="Sign flips and bootstrap resamples per slice and metric.",
 )
-def compare(base: Path, head: Path, json_out: Path | None, seed: int, resamples: int) -> None:
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown"]),
+    default="text",
+    show_default=True,
+    help="markdown: GitHub-flavoured Markdown for a CI step summary ($GITHUB_STEP_SUMMARY).",
+)
+def compare(
+    base: Path, head: Path, json_out: Path | None, seed: int, resamples: int, fmt: str
+) -> None:
     """Compare two runs (results.json, or their run folders) case by case and slice
     by slice.
 
@@ -59,6 +69,9 @@ def compare(base: Path, head: Path, json_out: Path | None, seed: int, resamples:
     )
     if json_out is not None:
         write_json_atomic(json_out, comparison.to_dict())
+    if fmt == "markdown":
+        click.echo(comparison.to_markdown(), nl=False)
+        return
     console = Console(highlight=False)
     if not console.is_terminal:
         console.width = max(console.width, 200)
@@ -85,7 +98,17 @@ def compare(base: Path, head: Path, json_out: Path | None, seed: int, resamples:
     type=click.Path(path_type=Path, dir_okay=False),
     help="Also write the decision as JSON.",
 )
-def gate(results: Path, policy_path: Path, baseline: Path | None, json_out: Path | None) -> None:
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown"]),
+    default="text",
+    show_default=True,
+    help="markdown: GitHub-flavoured Markdown for a CI step summary ($GITHUB_STEP_SUMMARY).",
+)
+def gate(
+    results: Path, policy_path: Path, baseline: Path | None, json_out: Path | None, fmt: str
+) -> None:
     """Decide whether a run blocks CI, printing every reason.
 
     Exits 1 when blocked, 0 when not, 2 on bad input (including a noRegression
@@ -105,8 +128,11 @@ def gate(results: Path, policy_path: Path, baseline: Path | None, json_out: Path
     )
     if json_out is not None:
         write_json_atomic(json_out, decision.to_dict())
-    for line in decision.lines():
-        click.echo(line)
+    if fmt == "markdown":
+        click.echo(decision.to_markdown(), nl=False)
+    else:
+        for line in decision.lines():
+            click.echo(line)
     if decision.blocked:
         # SystemExit rather than ctx.exit: the code must survive any caller of main().
         raise SystemExit(1)

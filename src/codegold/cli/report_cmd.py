@@ -32,6 +32,26 @@ _OUT = click.Path(path_type=Path, dir_okay=False)
     help="A base run to compare against; embedded in the HTML and the JSON.",
 )
 @click.option("--title", help="Title of the HTML page.")
+@click.option(
+    "--cases",
+    "cases_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The suite file, as a path from the repository root: JUnit test cases get its "
+    "file and each case's line, and annotations point there.",
+)
+@click.option(
+    "--attempts",
+    "attempts_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="attempts.jsonl of the run, for JUnit times (default: the one beside RESULTS).",
+)
+@click.option(
+    "--github-annotations",
+    "annotations",
+    is_flag=True,
+    help="Print a GitHub Actions ::error annotation for every failed or invalid case "
+    "(at its line in --cases).",
+)
 def report(
     results: Path,
     summary_path: Path | None,
@@ -40,6 +60,9 @@ def report(
     json_out: Path | None,
     base: Path | None,
     title: str | None,
+    cases_path: Path | None,
+    attempts_path: Path | None,
+    annotations: bool,
 ) -> None:
     """Write reports for a run. RESULTS is a results.json or a run folder.
 
@@ -55,7 +78,19 @@ def report(
     comparison = None
     if base is not None:
         comparison = _compare(base, results, records)
+    lines: dict[str, int] = {}
+    if cases_path is not None:
+        from codegold.report.ci import case_lines
+
+        lines = case_lines(cases_path)
+    if annotations:
+        from codegold.report.ci import github_annotations
+
+        for line in github_annotations(records, str(cases_path or "codegold"), lines):
+            click.echo(line)
     if not (html_out or junit_out or json_out):
+        if annotations:
+            return
         from codegold.report.terminal import print_summary
 
         print_summary(summary, records)
@@ -71,9 +106,19 @@ def report(
         )
         _write(html_out, page.encode("utf-8"))
     if junit_out is not None:
+        from codegold.report.ci import attempt_times
         from codegold.report.junit import render_junit
 
-        _write(junit_out, render_junit(records, summary).encode("utf-8"))
+        run_dir = results if results.is_dir() else results.parent
+        times = attempt_times(attempts_path or run_dir / "attempts.jsonl")
+        xml = render_junit(
+            records,
+            summary,
+            suite_file=str(cases_path) if cases_path is not None else None,
+            case_lines=lines,
+            times=times,
+        )
+        _write(junit_out, xml.encode("utf-8"))
     if json_out is not None:
         from codegold._io import encode_json
         from codegold.redact import redact_record

@@ -4,8 +4,11 @@ One ``<testsuite>`` for the run and one ``<testcase>`` per record: a failed reco
 carries a ``<failure>`` whose message is one line (cause → owner, missing groups,
 forbidden files) and whose body lists the ranked chunks within the cutoff; an
 invalid record carries an ``<error>``: it was never scored. Run aggregates go into
-``<properties>``. No timestamps and no durations (``time="0"``), so the same run
-gives the same bytes. Queries and diagnosis details are redacted like the HTML.
+``<properties>``. Given the suite's case lines, each ``<testcase>`` carries ``file`` and
+``line`` (CI dashboards link there); given the attempts' recorded durations, ``time``
+is the seconds its retrieval took (the suite's ``time`` their sum), else 0. No
+timestamps: the same run gives the same bytes. Queries and diagnosis details are
+redacted like the HTML.
 """
 
 from __future__ import annotations
@@ -40,8 +43,18 @@ def _prop_value(value: Any) -> str:
     return str(value)
 
 
-def render_junit(records: Sequence[CaseResult], summary: Mapping[str, Any]) -> str:
-    """The JUnit XML document for a run, as a string with an XML declaration."""
+def render_junit(
+    records: Sequence[CaseResult],
+    summary: Mapping[str, Any],
+    *,
+    suite_file: str | None = None,
+    case_lines: Mapping[str, int] | None = None,
+    times: Mapping[str, float] | None = None,
+) -> str:
+    """The JUnit XML document for a run, as a string with an XML declaration.
+
+    ``suite_file`` and ``case_lines`` (case id -> line) locate each case; ``times``
+    (attempt id -> seconds) time it."""
     ordered = sorted(records, key=lambda r: (r.case_id, r.attempt_id or ""))
     suite = summary.get("suite") if isinstance(summary.get("suite"), Mapping) else None
     suite_name = str(suite.get("name")) if suite and suite.get("name") else "codegold"
@@ -53,7 +66,7 @@ def render_junit(records: Sequence[CaseResult], summary: Mapping[str, Any]) -> s
         "failures": str(failures),
         "errors": str(errors),
         "skipped": "0",
-        "time": "0",
+        "time": _seconds(sum((times or {}).get(r.attempt_id or "", 0.0) for r in ordered)),
     }
     root = ET.Element("testsuites", {"name": "codegold", **counts})
     testsuite = ET.SubElement(root, "testsuite", {"name": _clean(suite_name), **counts})
@@ -70,11 +83,14 @@ def render_junit(records: Sequence[CaseResult], summary: Mapping[str, Any]) -> s
         if per_case[record.case_id] > 1:
             name = f"{record.case_id} [{record.attempt_id or '?'}]"
         classname = record.query_class or suite_name
-        case = ET.SubElement(
-            testsuite,
-            "testcase",
-            {"classname": _clean(classname), "name": _clean(name), "time": "0"},
-        )
+        attributes = {"classname": _clean(classname), "name": _clean(name)}
+        if suite_file is not None:
+            attributes["file"] = _clean(suite_file)
+            if case_lines and record.case_id in case_lines:
+                attributes["line"] = str(case_lines[record.case_id])
+        seconds = (times or {}).get(record.attempt_id or "", 0.0)
+        attributes["time"] = _seconds(seconds)
+        case = ET.SubElement(testsuite, "testcase", attributes)
         if not record.valid:
             error = ET.SubElement(
                 case,
@@ -98,6 +114,10 @@ def render_junit(records: Sequence[CaseResult], summary: Mapping[str, Any]) -> s
     ET.indent(root, space="  ")
     xml = ET.tostring(root, encoding="unicode", short_empty_elements=True)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + xml + "\n"
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.6f}".rstrip("0").rstrip(".") if value else "0"
 
 
 def _identity_properties(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
