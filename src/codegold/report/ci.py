@@ -17,8 +17,8 @@ import yaml
 
 from codegold.errors import InputError
 from codegold.evaluate.records import CaseResult
+from codegold.redact import redact
 from codegold.report.junit import failure_message
-from codegold.report.redact import redact
 
 __all__ = ["attempt_times", "case_lines", "github_annotations"]
 
