@@ -28,6 +28,8 @@ ORDER: tuple[tuple[str, ...], ...] = (
     ("diagnose",),
     ("report", "compare", "gate", "trec", "tune", "answers", "lint"),
     ("pipeline",),
+    # the Python API over all of it (codegold re-exports it lazily)
+    ("api",),
     ("cli", "__main__"),
 )
 LAYER = {name: i for i, names in enumerate(ORDER) for name in names}
