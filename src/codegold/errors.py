@@ -4,9 +4,14 @@
 
     CodegoldError            anything codegold raises on purpose
     ├── InputError           bad user input: a suite, attempts, policy, flag (exit 2)
+    │   ├── TuneRefused      held-out figures asked of a config tuned on those cases
+    │   └── ChunkProblem     a recorded chunk codegold cannot locate (codegold.resolve)
     └── EnvironmentProblem   the machine lacks something: git, an optional extra (exit 3)
+        └── DamagedIndex     an index build whose files fail its manifest (index.store)
 
-The CLI turns each into a one-line message and its exit code.
+Registries (retrievers, embedders, languages) raise these too: a bad or taken name is
+an InputError, a plugin that fails to load an EnvironmentProblem. The CLI turns each
+into a one-line message and its exit code.
 """
 
 from __future__ import annotations
@@ -55,6 +60,10 @@ class EnvironmentProblem(CodegoldError):
     """Something outside the input is missing: git, an optional extra, a model."""
 
     exit_code = 3
+
+
+class TuneRefused(InputError):
+    """Held-out figures were asked for a configuration chosen on those cases."""
 
 
 def missing_extra(extra: str, what: str) -> EnvironmentProblem:

@@ -41,7 +41,7 @@ FINE_PARSE = ChunkerConfig(max_chunk_lines=1, long_definition_factor=10**6, min_
 _FULL = ("chunkId", "startLine", "endLine", "role", "repositoryRevision", "score")
 
 
-class ChunkProblem(Exception):
+class ChunkProblem(InputError):
     """Why one chunk could not be resolved (a one-line reason)."""
 
 

@@ -42,7 +42,7 @@ import msgspec
 from codegold import __version__
 from codegold.attempts import Attempt
 from codegold.cases.suite import ResolvedCase, Suite
-from codegold.errors import InputError
+from codegold.errors import InputError, TuneRefused
 from codegold.evaluate.evaluator import evaluate_case
 from codegold.evaluate.metrics import METRICS as REGISTRY
 from codegold.evaluate.records import CaseResult
@@ -77,10 +77,6 @@ SMALL_HELD_OUT = 20
 REPORTED = tuple(m.name for m in REGISTRY.values() if not m.optional and m.name != "records")
 """The figures of each split and trial: every registered metric but the record count and
 the optional ones."""
-
-
-class TuneRefused(InputError):
-    """Held-out figures were asked for a configuration chosen on those cases."""
 
 
 # -- the split -----------------------------------------------------------------------

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from importlib import metadata
 
 import pytest
 
@@ -65,7 +66,7 @@ def test_duplicate_registration_is_refused() -> None:
 
 @pytest.fixture
 def scratch_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(registry, "_registry", dict(registry._registry))
+    monkeypatch.setattr(registry.LANGUAGES, "items", dict(registry.LANGUAGES.items))
     yield
     monkeypatch.undo()
     registry._suffix_table.cache_clear()
@@ -105,10 +106,8 @@ def test_entry_point_plugins_are_loaded(
         def load(self) -> object:
             return lambda: [spec]
 
-    monkeypatch.setattr(registry, "_plugins_loaded", False)
-    monkeypatch.setattr(
-        registry.metadata, "entry_points", lambda group: [FakeEntryPoint()] if group else []
-    )
+    monkeypatch.setattr(registry.LANGUAGES, "_all_loaded", False)
+    monkeypatch.setattr(metadata, "entry_points", lambda group: [FakeEntryPoint()] if group else [])
     assert language_for_path("x.pyish") == "pyish"
 
 

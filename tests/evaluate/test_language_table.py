@@ -13,7 +13,7 @@ from codegold.chunking.languages import LanguageSpec, get_language, language_for
 
 @pytest.fixture
 def scratch_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(registry, "_registry", dict(registry._registry))
+    monkeypatch.setattr(registry.LANGUAGES, "items", dict(registry.LANGUAGES.items))
     registry._suffix_table.cache_clear()
     yield
     monkeypatch.undo()

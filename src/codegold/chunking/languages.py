@@ -25,12 +25,13 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata, resources
+from importlib import resources
 from typing import Any
 
 from tree_sitter import Language, Query
 
 from codegold.errors import EnvironmentProblem, InputError
+from codegold.registry import Registry
 
 __all__ = [
     "CHUNK_KINDS",
@@ -288,64 +289,59 @@ _BUILTINS: tuple[LanguageSpec, ...] = (
 )
 
 _lock = threading.RLock()
-_registry: dict[str, LanguageSpec] = {}
-_plugins_loaded = False
+
+
+def _adopt(name: str, loaded: object) -> list[tuple[str, LanguageSpec]]:
+    """An entry point's object: a spec, an iterable of specs, or a callable giving either."""
+    if callable(loaded) and not isinstance(loaded, LanguageSpec):
+        loaded = loaded()
+    specs = [loaded] if isinstance(loaded, LanguageSpec) else list(loaded)  # type: ignore[call-overload]
+    for spec in specs:
+        if not isinstance(spec, LanguageSpec):
+            raise TypeError(f"{spec!r} is not a LanguageSpec")
+    return [(spec.name, spec) for spec in specs]
+
+
+def _derived_changed() -> None:
+    _suffix_table.cache_clear()
+    grammar.cache_clear()
+    compiled_query.cache_clear()
+
+
+LANGUAGES: Registry[LanguageSpec] = Registry(
+    "language", ENTRY_POINT_GROUP, adopt=_adopt, on_change=_derived_changed
+)
+"""Structural languages by name: the built-ins below, plugins from entry points."""
 
 
 def register_language(spec: LanguageSpec, *, replace: bool = False) -> None:
     """Add a language to the registry; a name already taken is an error unless ``replace``."""
     with _lock:
-        if spec.name in _registry and not replace:
-            raise InputError(f"language {spec.name!r} is already registered")
-        _registry[spec.name] = spec
-        _suffix_table.cache_clear()
-        grammar.cache_clear()
-        compiled_query.cache_clear()
+        LANGUAGES.register(spec.name, spec, replace=replace)
 
 
 def _load_plugins() -> None:
-    global _plugins_loaded
     with _lock:
-        if _plugins_loaded:
-            return
-        _plugins_loaded = True
-        for entry in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            try:
-                obj = entry.load()
-                if callable(obj) and not isinstance(obj, LanguageSpec):
-                    obj = obj()
-                specs = [obj] if isinstance(obj, LanguageSpec) else list(obj)
-                for spec in specs:
-                    if not isinstance(spec, LanguageSpec):
-                        raise TypeError(f"{spec!r} is not a LanguageSpec")
-                    register_language(spec)
-            except Exception as exc:
-                raise EnvironmentProblem(
-                    f"language plugin {entry.name!r} ({entry.value}) failed to load: {exc}"
-                ) from exc
+        LANGUAGES.load_all()
 
 
 def registered_languages() -> tuple[str, ...]:
     """Names of every registered language (plugins included), sorted."""
     _load_plugins()
-    return tuple(sorted(_registry))
+    return tuple(sorted(LANGUAGES.items))
 
 
 def get_language(name: str) -> LanguageSpec:
     """The spec registered under ``name``; an unknown name is an :class:`InputError`."""
     _load_plugins()
-    try:
-        return _registry[name]
-    except KeyError:
-        known = ", ".join(sorted(_registry))
-        raise InputError(f"unknown language {name!r} (known: {known})") from None
+    return LANGUAGES.get(name)
 
 
 @functools.cache
 def _suffix_table() -> tuple[tuple[str, str], ...]:
     # Longest suffix first; among equal suffixes the first registered (built-ins) wins.
     pairs: list[tuple[str, str]] = []
-    for spec in _registry.values():
+    for spec in LANGUAGES.items.values():
         pairs.extend((ext.lower(), spec.name) for ext in spec.extensions)
     pairs.sort(key=lambda pair: -len(pair[0]))
     return tuple(pairs)

@@ -45,6 +45,7 @@ import numpy as np
 import numpy.typing as npt
 
 from codegold.errors import CodegoldError, EnvironmentProblem, InputError
+from codegold.registry import Registry
 
 ENTRY_POINT_GROUP = "codegold.embedders"
 THREADS_ENV = "CODEGOLD_EMBED_THREADS"
@@ -83,8 +84,18 @@ class EmbeddingProvider(Protocol):
 
 ProviderFactory = Callable[[str], EmbeddingProvider]
 
-_REGISTRY: dict[str, ProviderFactory] = {}
-_NAME = re.compile(r"^[a-z][a-z0-9_.-]*$")
+
+def _adopt(name: str, loaded: object) -> list[tuple[str, ProviderFactory]]:
+    if not callable(loaded):
+        raise EnvironmentProblem(f"embedder plugin {name!r} is not callable")
+    return [(name, loaded)]
+
+
+PROVIDERS: Registry[ProviderFactory] = Registry(
+    "embedder", ENTRY_POINT_GROUP, adopt=_adopt, field="embedder"
+)
+"""Embedding providers by name (built-ins registered below, plugins on demand)."""
+_REGISTRY = PROVIDERS.items
 
 
 def register_provider(name: str, factory: ProviderFactory, *, replace: bool = False) -> None:
@@ -93,46 +104,12 @@ def register_provider(name: str, factory: ProviderFactory, *, replace: bool = Fa
     The factory receives ARG (``""`` when the spec has none). Registering a taken
     name is an error unless ``replace`` is true.
     """
-    if not _NAME.match(name):
-        raise InputError(
-            f"embedder name {name!r} must be lowercase letters, digits, '-', '_' or '.'"
-        )
-    if name in _REGISTRY and not replace:
-        raise InputError(f"embedder {name!r} is already registered")
-    _REGISTRY[name] = factory
-
-
-def _entry_points() -> dict[str, importlib.metadata.EntryPoint]:
-    found: dict[str, importlib.metadata.EntryPoint] = {}
-    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-        found.setdefault(ep.name, ep)
-    return found
+    PROVIDERS.register(name, factory, replace=replace)
 
 
 def provider_names() -> list[str]:
     """Every provider name: registered ones and those that entry points offer."""
-    return sorted(set(_REGISTRY) | set(_entry_points()))
-
-
-def _factory(name: str) -> ProviderFactory:
-    factory = _REGISTRY.get(name)
-    if factory is not None:
-        return factory
-    ep = _entry_points().get(name)
-    if ep is None:
-        raise InputError(
-            f"unknown embedder {name!r}; known: {', '.join(provider_names())}", field="embedder"
-        )
-    try:
-        loaded = ep.load()
-    except Exception as exc:  # a third party's import error, whatever its type
-        raise EnvironmentProblem(
-            f"embedder plugin {name!r} ({ep.value}) failed to load: {exc}"
-        ) from exc
-    if not callable(loaded):
-        raise EnvironmentProblem(f"embedder plugin {name!r} ({ep.value}) is not callable")
-    register_provider(name, loaded)
-    return _REGISTRY[name]
+    return PROVIDERS.names()
 
 
 def get_provider(spec: str) -> EmbeddingProvider:
@@ -140,7 +117,7 @@ def get_provider(spec: str) -> EmbeddingProvider:
     name, _, argument = spec.strip().partition(":")
     if not name:
         raise InputError("empty embedder spec", field="embedder")
-    factory = _factory(name)
+    factory = PROVIDERS.get(name)
     try:
         provider = factory(argument)
     except CodegoldError:

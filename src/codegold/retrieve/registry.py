@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Any
 
 from codegold.errors import InputError
 from codegold.index.store import LoadedIndex
+from codegold.registry import Registry
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.hybrid import Retriever
 
@@ -42,14 +42,14 @@ class RetrieverContext:
 
 
 Factory = Callable[[str, RetrieverContext], Retriever]
-_REGISTRY: dict[str, Factory] = {}
-_plugins_loaded = False
+RETRIEVERS: Registry[Factory] = Registry("retriever", ENTRY_POINT_GROUP, field="--retriever")
+"""Retriever factories by name: the built-ins below, plugins from entry points."""
 
 
 def register_retriever(name: str, factory: Factory, *, replace: bool = False) -> None:
-    if name in _REGISTRY and not replace:
-        raise ValueError(f"retriever {name!r} is already registered")
-    _REGISTRY[name] = factory
+    """Make ``factory`` build the retrievers ``name`` and ``name:ARG`` name (a taken name
+    is an :class:`~codegold.errors.InputError` unless ``replace``)."""
+    RETRIEVERS.register(name, factory, replace=replace)
 
 
 def _hybrid(spec: str, ctx: RetrieverContext) -> Retriever:
@@ -110,28 +110,17 @@ for _name, _factory in (
     register_retriever(_name, _factory)
 
 
-def _load_plugins() -> None:
-    global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
-    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name not in _REGISTRY:
-            register_retriever(ep.name, ep.load())
-
-
 def retriever_names() -> list[str]:
-    _load_plugins()
-    return sorted(_REGISTRY)
+    """Every retriever name, plugins included."""
+    return RETRIEVERS.names()
 
 
 def make_retriever(spec: str, ctx: RetrieverContext) -> Retriever:
     """Build the retriever named by ``spec`` (``name`` or ``name:argument``)."""
-    _load_plugins()
     if spec.startswith(("http://", "https://")):
         spec = f"http:{spec}"  # a bare URL names the HTTP adapter
     name = spec.partition(":")[0]
-    factory = _REGISTRY.get(name)
+    factory = RETRIEVERS.find(name)
     if factory is None:
         raise InputError(
             f"unknown retriever {spec!r} (known: {', '.join(retriever_names())}; "
