@@ -17,8 +17,9 @@ from tests.conftest import ROOT
 SRC = ROOT / "src" / "codegold"
 
 ORDER: tuple[tuple[str, ...], ...] = (
-    # shared by every stage: errors, atomic writes, line splitting, roles, redaction
-    ("", "errors", "_io", "_lines", "roles", "redact"),
+    # shared by every stage: errors, atomic writes, line splitting, roles, redaction,
+    # the registry mechanism
+    ("", "errors", "_io", "_lines", "roles", "redact", "registry"),
     ("cases", "corpus"),
     ("chunking",),
     ("index",),
