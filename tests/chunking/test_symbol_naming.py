@@ -333,6 +333,92 @@ ROWS = [
         id="ruby-minitest-spec-titles",
     ),
     pytest.param(
+        "spec/limiter_spec.lua",
+        """
+        describe("rate limiter", function()
+          it("allows a burst", function()
+            assert.is_true(limiter.allow(3))
+          end)
+        end)
+        """,
+        TEST,
+        {"rate limiter", "allows a burst"},
+        set(),
+        ["allows a burst", "rate limiter"],
+        id="lua-busted-titles",
+    ),
+    pytest.param(
+        "tests/Feature/HomeTest.php",
+        """
+        <?php
+        it('has a home page', function () {
+            $this->get('/')->assertStatus(200);
+        });
+
+        describe('math', function () {
+            test("adds", fn () => expect(1 + 1)->toBe(2));
+        });
+        """,
+        TEST,
+        {"has a home page", "math", "adds"},
+        set(),
+        ["has a home page", "adds"],
+        id="php-pest-titles",
+    ),
+    pytest.param(
+        "src/test/scala/SetSpec.scala",
+        """
+        class SetSpec extends AnyFunSpec {
+          describe("A Set") {
+            it("should have size 0 when empty") {
+              assert(Set.empty.size == 0)
+            }
+          }
+        }
+        """,
+        TEST,
+        {"SetSpec", "A Set", "should have size 0 when empty"},
+        {"SetSpec.A Set"},
+        ["should have size 0 when empty"],
+        id="scala-scalatest-titles",
+    ),
+    pytest.param(
+        "src/test/kotlin/MoneyTest.kt",
+        """
+        class MoneyTest : FunSpec({
+            context("parsing") {
+                test("reads a string") {
+                    Money.parse("1.00") shouldBe Money(100)
+                }
+            }
+        })
+        """,
+        TEST,
+        {"MoneyTest", "parsing", "reads a string"},
+        set(),
+        ["reads a string"],
+        id="kotlin-kotest-titles",
+    ),
+    pytest.param(
+        "Tests/CartSpec.swift",
+        """
+        class CartSpec: QuickSpec {
+            override class func spec() {
+                describe("a cart") {
+                    it("starts empty") {
+                        expect(Cart().items).to(beEmpty())
+                    }
+                }
+            }
+        }
+        """,
+        TEST,
+        {"CartSpec.spec", "a cart", "starts empty"},
+        {"CartSpec.a cart"},
+        ["starts empty", "a cart"],
+        id="swift-quick-titles-inside-spec",
+    ),
+    pytest.param(
         "tests/regression.rs",
         """
         // See: https://github.com/BurntSushi/ripgrep/issues/16

@@ -8,9 +8,10 @@ How a file becomes chunks (every step works on whole lines):
 2. Run the language's query once (``captures``): definitions, their names (each
    ``@name`` belongs to the innermost definition node containing it), leading
    comments and references. Definitions nested in a function are local: they are
-   neither chunks nor symbols. Names are qualified by enclosing containers
-   (``Outer.Inner.method``) or by an explicit ``@scope`` (Go receivers), never by
-   namespaces (Rust ``mod``, TypeScript ``namespace``).
+   neither chunks nor symbols (tests named by a title, ``it("…")``, never are).
+   Names are qualified by enclosing containers (``Outer.Inner.method``) or by an
+   explicit ``@scope`` (Go receivers), never by namespaces (Rust ``mod``, TypeScript
+   ``namespace``) nor by a titled test.
 3. A definition's span takes in its wrapper nodes (decorators, ``export``) and the
    contiguous block of comments/attributes right above it at the same indentation.
 4. Partition the file top-down. Definitions become chunks; the lines between them are
@@ -363,7 +364,9 @@ class _File:
             d.parent = parent
             if parent is not None:
                 parent.children.append(d)
-                d.local = parent.local or parent.kind in FUNCTION_KINDS
+                # A test written as a call is a test wherever it sits (Quick's `spec()`,
+                # a shared-examples helper): never local.
+                d.local = not d.titled and (parent.local or parent.kind in FUNCTION_KINDS)
             if d.kind in CHUNK_KINDS:
                 stack.append(d)
             if d.local or d.titled:

@@ -46,6 +46,22 @@
   (property_declaration (variable_declaration (identifier) @name)) @definition.field)
 (enum_entry . (identifier) @name) @definition.field
 
+; Tests written as calls, named by their title verbatim (never qualified); a suite
+; (describe/context) is a container, a test (it/test) a function.
+; Kotest: test("…") {…}, context("…") {…}, describe/it, given/when/then.
+((call_expression
+   (call_expression
+     . (identifier) @_suite
+     (value_arguments . (value_argument (string_literal) @title)))
+   (annotated_lambda (lambda_literal) @body))
+ (#any-of? @_suite "describe" "context" "suite" "feature" "given" "when")) @definition.module
+((call_expression
+   (call_expression
+     . (identifier) @_test
+     (value_arguments . (value_argument (string_literal) @title)))
+   (annotated_lambda (lambda_literal) @body))
+ (#any-of? @_test "it" "test" "specify" "should" "scenario" "then" "example" "xtest" "xit")) @definition.function
+
 ; ---- leading comments ----------------------------------------------------
 
 (line_comment) @leading

@@ -23,6 +23,18 @@
   (variable_declaration
     (assignment_statement (variable_list name: (identifier) @name))) @definition.constant)
 
+; Tests written as calls, named by their title verbatim (never qualified); a suite
+; (describe/context) is a container, a test (it/test) a function.
+; busted: describe("…", function() it("…", function() … end) end).
+((function_call
+   name: (identifier) @_suite
+   arguments: (arguments . (string) @title (function_definition body: (_) @body)))
+ (#any-of? @_suite "describe" "context" "suite" "feature" "given" "when" "insulate" "expose")) @definition.module
+((function_call
+   name: (identifier) @_test
+   arguments: (arguments . (string) @title (function_definition body: (_) @body)))
+ (#any-of? @_test "it" "test" "specify" "should" "scenario" "then" "example" "pending")) @definition.function
+
 ; ---- leading comments ----------------------------------------------------
 
 (comment) @leading

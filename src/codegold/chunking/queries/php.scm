@@ -20,6 +20,24 @@
 (property_declaration (property_element name: (variable_name (name) @name))) @definition.field
 (enum_case name: (name) @name) @definition.field
 
+; Tests written as calls, named by their title verbatim (never qualified); a suite
+; (describe/context) is a container, a test (it/test) a function.
+; Pest: it('…', function () {…}), test('…', fn () => …), describe('…', …).
+(expression_statement
+  (function_call_expression
+    function: (name) @_suite
+    arguments: (arguments
+      . (argument [(string) (encapsed_string)] @title)
+      (argument [(anonymous_function body: (_) @body) (arrow_function body: (_) @body)])))
+  (#any-of? @_suite "describe" "context" "suite" "feature" "given" "when")) @definition.module
+(expression_statement
+  (function_call_expression
+    function: (name) @_test
+    arguments: (arguments
+      . (argument [(string) (encapsed_string)] @title)
+      (argument [(anonymous_function body: (_) @body) (arrow_function body: (_) @body)])))
+  (#any-of? @_test "it" "test" "specify" "should" "scenario" "then" "example")) @definition.function
+
 ; ---- leading comments ----------------------------------------------------
 
 (comment) @leading

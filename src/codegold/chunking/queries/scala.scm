@@ -34,6 +34,22 @@
 (simple_enum_case name: (identifier) @name) @definition.field
 (full_enum_case name: (identifier) @name) @definition.field
 
+; Tests written as calls, named by their title verbatim (never qualified); a suite
+; (describe/context) is a container, a test (it/test) a function.
+; ScalaTest: test("…") {…}, describe("…") { it("…") {…} }.
+((call_expression
+   function: (call_expression
+     function: (identifier) @_suite
+     arguments: (arguments . (string) @title))
+   arguments: (block) @body)
+ (#any-of? @_suite "describe" "context" "suite" "feature" "given" "when")) @definition.module
+((call_expression
+   function: (call_expression
+     function: (identifier) @_test
+     arguments: (arguments . (string) @title))
+   arguments: (block) @body)
+ (#any-of? @_test "it" "test" "specify" "should" "scenario" "then" "example" "ignore")) @definition.function
+
 ; ---- leading comments ----------------------------------------------------
 
 (comment) @leading

@@ -30,6 +30,23 @@
   name: (pattern bound_identifier: (simple_identifier) @name)) @declaration.field
 (enum_entry name: (simple_identifier) @name) @definition.field
 
+; Tests written as calls, named by their title verbatim (never qualified); a suite
+; (describe/context) is a container, a test (it/test) a function.
+; Quick: describe("…") { it("…") {…} } (inside `spec()`: titled tests are
+; never local).
+((call_expression
+   . (simple_identifier) @_suite
+   (call_suffix
+     (value_arguments . (value_argument value: (line_string_literal) @title))
+     (lambda_literal) @body))
+ (#any-of? @_suite "describe" "context" "suite" "feature" "given" "when" "fdescribe" "xdescribe")) @definition.module
+((call_expression
+   . (simple_identifier) @_test
+   (call_suffix
+     (value_arguments . (value_argument value: (line_string_literal) @title))
+     (lambda_literal) @body))
+ (#any-of? @_test "it" "test" "specify" "should" "scenario" "then" "example" "fit" "xit")) @definition.function
+
 ; ---- leading comments ----------------------------------------------------
 
 (comment) @leading
