@@ -584,6 +584,23 @@ ROWS = [
         id="go-pointer-and-value-receivers",
     ),
     pytest.param(
+        "binding/form_mapping_test.go",
+        """
+        package binding
+
+        func TestMappingDefault(t *testing.T) {
+            t.Run("slice with default", func(t *testing.T) {
+                require.NoError(t, mapForm(&s, nil))
+            })
+        }
+        """,
+        TEST,
+        {"TestMappingDefault", "slice with default"},
+        set(),
+        ["TestMappingDefault", "slice with default"],
+        id="go-subtest-titles",
+    ),
+    pytest.param(
         "Slim/Routing/RouteCollector.php",
         """
         <?php

@@ -31,6 +31,15 @@
 (source_file
   (var_declaration (var_spec_list (var_spec name: (identifier) @name))) @definition.constant)
 
+; Subtests written as calls, t.Run("name", func(t *testing.T) {...}), are named by their
+; title verbatim (never qualified; they add the name to their test function's chunk).
+((call_expression
+   function: (selector_expression field: (field_identifier) @_run)
+   arguments: (argument_list
+     . [(interpreted_string_literal) (raw_string_literal)] @title
+     (func_literal body: (block) @body)))
+ (#eq? @_run "Run")) @definition.function
+
 ; ---- leading comments ----------------------------------------------------
 
 (comment) @leading
