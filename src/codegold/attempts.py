@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 import msgspec
 
@@ -75,6 +75,9 @@ class Attempt(_Model, frozen=True):
     # Why chunks of this attempt could not be resolved (SPEC §2): its case is then
     # invalid with these reasons, never scored, and the rest of the run goes on.
     problems: tuple[str, ...] | None = None
+    mode: Literal["live", "recorded", "imported"] | None = None
+    """Provenance, when a converter knows it: ``imported`` for attempts made from
+    another tool's logs (traces, TREC runs). Records of such attempts say ``imported``."""
 
 
 _decoder = msgspec.json.Decoder(Attempt)

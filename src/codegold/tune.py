@@ -245,7 +245,7 @@ class _Scorer:
                 attempt_id=attempt_id(case.id, 1),
                 cutoff=case.cutoff,
             )
-            out.append(evaluate_case(case, attempt))
+            out.append(evaluate_case(case, attempt, mode="live"))
         return out
 
 

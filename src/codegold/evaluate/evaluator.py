@@ -16,6 +16,13 @@ from codegold.cases.match import (
 from codegold.cases.model import Target
 from codegold.cases.suite import ResolvedCase
 from codegold.chunking.language_table import language_of_path
+from codegold.evaluate.graded import (
+    UNRETRIEVED_GROUP,
+    UNRETRIEVED_SUPPORTING,
+    context_budget,
+    duplicate_ranks,
+    graded_ndcg,
+)
 from codegold.evaluate.records import CaseResult, Diagnosis, RankedEntry
 from codegold.index.manifest import IndexManifest
 from codegold.roles import OWNERS, Cause, Match
@@ -74,6 +81,18 @@ def case_area(case: ResolvedCase) -> str | None:
     return None
 
 
+CONTEXT_KINDS = ("openFile", "pathPrefix", "language", "package")
+
+
+def case_context_kinds(case: ResolvedCase) -> list[str]:
+    """Which reliable context the case gives (slices ``context:X``; none is ``none``)."""
+    ctx = case.context
+    if ctx is None:
+        return []
+    given = (ctx.open_file, ctx.path_prefix, ctx.language, ctx.package)
+    return [kind for kind, value in zip(CONTEXT_KINDS, given, strict=True) if value]
+
+
 def case_target_roles(case: ResolvedCase) -> list[str]:
     roles: set[str] = set()
     for target in case.required_targets:
@@ -91,10 +110,19 @@ class _CaseFields(TypedDict):
     language: str | None
     area: str | None
     target_roles: list[str]
+    mode: str
+    context_kinds: list[str]
 
 
-def evaluate_case(case: ResolvedCase, attempt: Attempt | None) -> CaseResult:
-    """Score one attempt at the case's cutoff. Only the first ``cutoff`` chunks decide."""
+def evaluate_case(
+    case: ResolvedCase, attempt: Attempt | None, *, mode: str = "recorded"
+) -> CaseResult:
+    """Score one attempt at the case's cutoff. Only the first ``cutoff`` chunks decide.
+
+    ``mode`` says what produced the attempt (``live``, ``recorded`` or ``imported``);
+    an attempt that says it was imported is ``imported`` whatever the caller passed."""
+    if attempt is not None and attempt.mode == "imported":
+        mode = "imported"
     base = _CaseFields(
         case_id=case.id,
         query=case.query,
@@ -105,8 +133,11 @@ def evaluate_case(case: ResolvedCase, attempt: Attempt | None) -> CaseResult:
         language=case_language(case),
         area=case_area(case),
         target_roles=case_target_roles(case),
+        mode=mode,
+        context_kinds=case_context_kinds(case),
     )
     if attempt is None:
+        unretrieved = _unretrieved(case, set(), [])
         return CaseResult(
             **base,
             attempt_id=None,
@@ -121,6 +152,10 @@ def evaluate_case(case: ResolvedCase, attempt: Attempt | None) -> CaseResult:
             forbidden_chunk_ids=[],
             revision_mismatches=[],
             ranked=[],
+            supporting_recall=0.0 if case.supporting else None,
+            graded_ndcg=0.0,
+            context_budget=context_budget([], case.cutoff),
+            unretrieved=unretrieved,
             diagnosis=Diagnosis(
                 cause=Cause.NO_ATTEMPT.value,
                 owner=OWNERS[Cause.NO_ATTEMPT],
@@ -141,10 +176,14 @@ def evaluate_case(case: ResolvedCase, attempt: Attempt | None) -> CaseResult:
         if case.revision is not None
         else []
     )
-    visible_chunks = attempt.ranked[: case.cutoff]
-    supporting_found = [
-        t.describe() for t in case.supporting if any(chunk_matches(c, t) for c in visible_chunks)
+    # a trap is never evidence, supporting or required
+    usable = [c for c, e in zip(attempt.ranked, ranked, strict=True) if e.match != _FORBIDDEN]
+    visible_chunks = [
+        c for c, e in zip(attempt.ranked, visible, strict=False) if e.match != _FORBIDDEN
     ]
+    found = [any(chunk_matches(c, t) for c in visible_chunks) for t in case.supporting]
+    supporting_found = [t.describe() for t, hit in zip(case.supporting, found, strict=True) if hit]
+    unretrieved = _unretrieved(case, set().union(*hits) if hits else set(), usable)
     recall = (len(case.groups) - len(missing)) / len(case.groups)
     valid = reason is None
     passed = valid and not missing and not forbidden and not mismatches
@@ -171,6 +210,10 @@ def evaluate_case(case: ResolvedCase, attempt: Attempt | None) -> CaseResult:
         ranked=ranked,
         diagnosis=diagnosis,
         revision_evidence=_revision_evidence(attempt.index),
+        supporting_recall=sum(found) / len(found) if found and valid else None,
+        graded_ndcg=graded_ndcg(ranked, case.cutoff, unretrieved) if valid else None,
+        context_budget=context_budget(ranked, case.cutoff) if valid else None,
+        unretrieved=unretrieved,
     )
 
 
@@ -178,6 +221,21 @@ def _revision_evidence(manifest: IndexManifest | None) -> str | None:
     if manifest is None:
         return None
     return "asserted" if manifest.revision_asserted else "manifest"
+
+
+def _unretrieved(
+    case: ResolvedCase, satisfied: set[int], usable: Sequence[RetrievedChunk]
+) -> list[str]:
+    """Gold that no chunk of the whole ranked list brings: required groups no chunk
+    satisfies (``group:ID``) and supporting targets no usable chunk matches
+    (``supporting:TARGET``). They stand in the ideal ranking of ``gradedNdcg``."""
+    out = [f"{UNRETRIEVED_GROUP}{g.id}" for i, g in enumerate(case.groups) if i not in satisfied]
+    out.extend(
+        f"{UNRETRIEVED_SUPPORTING}{t.describe()}"
+        for t in case.supporting
+        if not any(chunk_matches(c, t) for c in usable)
+    )
+    return out
 
 
 _FORBIDDEN = Match.FORBIDDEN.value
@@ -210,6 +268,7 @@ def rank_entries(
     entries: list[RankedEntry] = []
     hits: list[frozenset[int]] = []
     empty: frozenset[int] = frozenset()
+    duplicates = duplicate_ranks(chunks)
     for rank, chunk in enumerate(chunks, start=1):
         file = chunk.file
         groups_hit = empty
@@ -250,6 +309,7 @@ def rank_entries(
                 covers_target_span=covers,
                 resolved=chunk.resolved,
                 claim_mismatch=claim_mismatch(chunk),
+                duplicate_of=duplicates[rank - 1],
             )
         )
     return entries, hits

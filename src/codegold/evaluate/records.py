@@ -37,6 +37,8 @@ class RankedEntry(_Record):
     # where what the retriever claimed disagrees with that parse: evidence for
     # metadata_mismatch (e.g. "symbol 'ShoppingCart' not in Cart, Cart.add_item")
     claim_mismatch: str | None = None
+    duplicate_of: int | None = None
+    """The rank of the chunk above that this one duplicates (evaluate.graded)."""
 
 
 class Diagnosis(_Record):
@@ -44,6 +46,22 @@ class Diagnosis(_Record):
     owner: str
     detail: str
     evidence: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class ContextBudget(_Record):
+    """Shares of the cutoff's slots by what fills them (evaluate.graded); they sum to 1."""
+
+    accepted: float
+    supporting: float
+    forbidden: float
+    duplicate: float
+    other: float
+    unfilled: float
+
+
+MODES = ("live", "recorded", "imported")
+"""Which path produced a record: codegold retrieved (``live``), attempts read from a
+file (``recorded``), or attempts converted from another tool's logs (``imported``)."""
 
 
 class CaseResult(_Record):
@@ -73,6 +91,14 @@ class CaseResult(_Record):
     # how the attempt's revision is known: "manifest" (an index manifest said so) or
     # "asserted" (stated by whoever ran the retriever, --assume-revision; not proven)
     revision_evidence: str | None = None
+    # Graded evidence, the context budget, context kinds and the mode. None in records
+    # written before they existed; always written now.
+    mode: str | None = None
+    context_kinds: list[str] | None = None
+    supporting_recall: float | None = None
+    graded_ndcg: float | None = None
+    context_budget: ContextBudget | None = None
+    unretrieved: list[str] = msgspec.field(default_factory=list)
 
 
 RecordLike = CaseResult | Mapping[str, Any]

@@ -11,9 +11,13 @@ from codegold.evaluate.evaluator import evaluate_case
 from codegold.evaluate.records import CaseResult
 
 
-def evaluate_attempts(suite: Suite, attempts: Iterable[Attempt]) -> list[CaseResult]:
+def evaluate_attempts(
+    suite: Suite, attempts: Iterable[Attempt], *, mode: str = "recorded"
+) -> list[CaseResult]:
     """One record per attempt, in suite order then attempt order; a case with no
-    attempt yields one failed record (cause ``no_attempt``), never silence.
+    attempt yields one failed record (cause ``no_attempt``), never silence. ``mode``
+    (``live``, ``recorded``) goes on every record; an attempt that declares itself
+    ``imported`` makes its record ``imported``.
 
     Attempts are evaluated as they stream in, so only the records stay in memory.
     """
@@ -22,9 +26,9 @@ def evaluate_attempts(suite: Suite, attempts: Iterable[Attempt]) -> list[CaseRes
     for attempt in attempts:
         case = cases.get(attempt.case_id)
         if case is not None:
-            by_case[attempt.case_id].append(evaluate_case(case, attempt))
+            by_case[attempt.case_id].append(evaluate_case(case, attempt, mode=mode))
     records: list[CaseResult] = []
     for case in suite.cases:
         mine = by_case.get(case.id)
-        records.extend(mine if mine else [evaluate_case(case, None)])
+        records.extend(mine if mine else [evaluate_case(case, None, mode=mode)])
     return records

@@ -9,7 +9,7 @@ from typing import Any
 from codegold.evaluate.metrics import METRICS
 from codegold.evaluate.records import CaseResult
 
-SLICE_KINDS = ("queryClass", "tag", "language", "area", "role")
+SLICE_KINDS = ("queryClass", "tag", "language", "area", "role", "context", "mode")
 
 
 def slice_names(record: CaseResult) -> list[str]:
@@ -23,6 +23,10 @@ def slice_names(record: CaseResult) -> list[str]:
     if record.area:
         names.append(f"area:{record.area}")
     names.extend(f"role:{r}" for r in record.target_roles)
+    if record.context_kinds is not None:  # None: a record older than context slices
+        names.extend(f"context:{k}" for k in record.context_kinds or ["none"])
+    if record.mode:
+        names.append(f"mode:{record.mode}")
     return names
 
 
@@ -54,8 +58,30 @@ def summarize(records: Sequence[CaseResult], identity: dict[str, Any]) -> dict[s
     for record in ordered:
         for name in slice_names(record):
             by_slice[name].append(record)
-    return {
+    modes = Counter(r.mode or "unknown" for r in ordered)
+    summary: dict[str, Any] = {
         **identity,
+        # the mode that produced every record, or "mixed" (then `modes` says how many)
+        "mode": next(iter(modes)) if len(modes) == 1 else ("mixed" if modes else None),
+        "modes": dict(sorted(modes.items())),
         "overall": aggregate(ordered),
         "slices": {name: aggregate(rs) for name, rs in sorted(by_slice.items())},
     }
+    if len(modes) > 1:
+        summary["slicesByMode"] = {
+            mode: {name: aggregate(rs) for name, rs in split_slices(ordered, mode).items()}
+            for mode in sorted(modes)
+        }
+    return summary
+
+
+def split_slices(records: Sequence[CaseResult], mode: str) -> dict[str, list[CaseResult]]:
+    """The slice table of the records ``mode`` produced (``overall`` first): a slice
+    table split by mode is this for each mode."""
+    mine = [r for r in records if (r.mode or "unknown") == mode]
+    by_slice: dict[str, list[CaseResult]] = {"overall": mine}
+    for record in mine:
+        for name in slice_names(record):
+            if not name.startswith("mode:"):
+                by_slice.setdefault(name, []).append(record)
+    return dict(sorted(by_slice.items(), key=lambda kv: (kv[0] != "overall", kv[0])))

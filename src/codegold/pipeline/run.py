@@ -108,7 +108,12 @@ def run_pipeline(
             progress=progress,
             assume_revision=assume_revision,
         )
-        scored = score(suite, lambda: attempts, diagnosis=lambda: diagnosis_context(git, indexes))
+        scored = score(
+            suite,
+            lambda: attempts,
+            diagnosis=lambda: diagnosis_context(git, indexes),
+            mode="live",
+        )
     summary = write_run(out_dir, scored, attempts=attempts)
     return RunOutput(summary, scored.records, indexes.loads)
 

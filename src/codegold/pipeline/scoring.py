@@ -51,13 +51,17 @@ def diagnosis_context(git: GitRepo | None, indexes: IndexCache | Path) -> Diagno
 
 
 def score_shard(
-    suite: Suite, attempts: Sequence[Attempt], diagnosis: DiagnosisContext | None = None
+    suite: Suite,
+    attempts: Sequence[Attempt],
+    diagnosis: DiagnosisContext | None = None,
+    *,
+    mode: str = "recorded",
 ) -> list[CaseResult]:
     """Evaluate (and, given a context, diagnose) the attempts of some cases: one record
     per attempt, a ``no_attempt`` record for a case of ``suite`` without one. The
     per-shard step: run it on a sub-suite and its attempts, concatenate in suite order,
     then :func:`score` the whole with the records in hand."""
-    records = evaluate_attempts(suite, attempts)
+    records = evaluate_attempts(suite, attempts, mode=mode)
     if diagnosis is None:
         return records
     return _diagnose(suite, records, lambda: attempts, diagnosis)
@@ -69,14 +73,16 @@ def score(
     *,
     diagnosis: Callable[[], DiagnosisContext] | None = None,
     attempts_digest: Callable[[], str] | None = None,
+    mode: str = "recorded",
 ) -> Scored:
     """Evaluate every attempt, diagnose the failures, flag cases whose identical repeated
     attempts ranked differently, and gather the run identity.
 
     ``diagnosis`` is called once the attempts are evaluated (so bad attempts are
-    reported before any index is built); ``attempts_digest`` names a recorded file."""
+    reported before any index is built); ``attempts_digest`` names a recorded file;
+    ``mode`` is ``live`` when codegold retrieved, ``recorded`` when it read attempts."""
     ledger = AttemptLedger()
-    records = evaluate_attempts(suite, ledger.watch(attempts()))
+    records = evaluate_attempts(suite, ledger.watch(attempts()), mode=mode)
     if diagnosis is not None:
         records = _diagnose(suite, records, attempts, diagnosis())
     # read once more only when some case has several attempts
