@@ -11,7 +11,7 @@ from typing import Any
 import ir_measures
 import msgspec
 import pytest
-from ir_measures import RR, Success
+from ir_measures import RR, Success, nDCG
 
 from codegold.cases import load_suite
 from codegold.errors import InputError
@@ -98,7 +98,8 @@ def test_chunk_level_rr_agrees_with_codegold_case_by_case(
     assert set(export.skipped_invalid) == {r.case_id for r in results if not r.valid}
     for r in valid:
         if r.case_id in export.empty:
-            assert r.reciprocal_rank == 0.0 and (_qid(r.case_id), "RR") not in values
+            # no run line; its unretrieved gold is in the qrels, so it scores 0
+            assert r.reciprocal_rank == 0.0 and values.get((_qid(r.case_id), "RR"), 0.0) == 0.0
             continue
         assert values[(_qid(r.case_id), "RR")] == pytest.approx(r.reciprocal_rank), r.case_id
         hit = 1.0 if r.first_relevant_rank is not None else 0.0
@@ -107,10 +108,67 @@ def test_chunk_level_rr_agrees_with_codegold_case_by_case(
         [RR],
         list(ir_measures.read_trec_qrels(str(tmp_path / QRELS_FILE))),
         list(ir_measures.read_trec_run(str(tmp_path / RUN_FILE))),
-    )[RR] == pytest.approx(
-        sum(r.reciprocal_rank for r in valid if r.case_id not in export.empty)
-        / (len(valid) - len(export.empty))
-    )
+    )[RR] == pytest.approx(sum(r.reciprocal_rank for r in valid) / len(valid))
+
+
+def _graded_results(n: int = 80, seed: int = 11) -> list[CaseResult]:
+    """Cases with supporting targets (some retrieved, some not), several groups (some
+    never retrieved), forbidden traps, overlapping chunks and varied cutoffs."""
+    rng = random.Random(seed)
+    records = []
+    for i in range(n):
+        fields: dict[str, Any] = {
+            "id": f"g-{i:02d}",
+            "cutoff": rng.choice([1, 3, 5, 10]),
+            "groups": [{"id": "def", "anyOf": [{"file": f"src/t{i}.py", "symbol": f"T{i}"}]}],
+            "supporting": [{"file": f"test/t{i}.py", "roles": ["test"]}],
+            "forbiddenPathPrefixes": ["legacy/"],
+        }
+        if i % 3 == 0:
+            fields["groups"].append({"id": "cfg", "anyOf": [{"file": f"config/c{i}.toml"}]})
+        if i % 5 == 0:
+            fields["supporting"].append({"file": f"docs/t{i}.md"})
+        case = make_case(**fields)
+        ranked = []
+        for r in range(0 if i % 17 == 0 else rng.randint(1, 16)):
+            kind = rng.random()
+            if kind < 0.15:
+                c = chunk(f"src/t{i}.py", f"T{i}", start=r * 3 + 1, end=r * 3 + 6)
+            elif kind < 0.3:
+                c = chunk(f"test/t{i}.py", f"test_{r}", "test", start=r * 10 + 1)
+            elif kind < 0.36:
+                c = chunk(f"docs/t{i}.md", None, "docs", start=r * 10 + 1)
+            elif kind < 0.44:
+                c = chunk(f"legacy/t{i}.py", f"T{i}", start=r + 1)
+            elif kind < 0.5:
+                c = chunk(f"config/c{i}.toml", None, "configuration", start=r * 10 + 1)
+            else:
+                c = chunk(f"src/other{rng.randrange(4)}.py", f"g{r}", start=r * 10 + 1)
+            c["chunkId"] = f"k{i}-{r}"
+            c["score"] = 1.0
+            ranked.append(c)
+        records.append(evaluate_case(case, attempt(ranked, caseId=case.id)))
+    return records
+
+
+def test_graded_ndcg_agrees_with_ir_measures_case_by_case(tmp_path: Path) -> None:
+    results = _graded_results()
+    assert any(r.unretrieved for r in results) and any(r.supporting_found for r in results)
+    assert any(e.match == "supporting" for r in results for e in r.ranked)
+    assert len({r.graded_ndcg for r in results}) > 10
+    export = export_trec(results, tmp_path)
+    cutoffs = sorted({r.cutoff for r in results})
+    values = _measure(tmp_path, [*(nDCG @ k for k in cutoffs), RR(rel=2)])
+    compared = 0
+    for r in results:
+        qid = _qid(r.case_id)
+        if r.case_id in export.empty:
+            assert r.graded_ndcg == 0.0
+            continue
+        assert values[(qid, f"nDCG@{r.cutoff}")] == pytest.approx(r.graded_ndcg, abs=1e-9), qid
+        assert values[(qid, "RR(rel=2)")] == pytest.approx(r.reciprocal_rank), qid
+        compared += 1
+    assert compared > 60
 
 
 def test_full_run_needs_rr_at_the_cutoff(results: list[CaseResult], tmp_path: Path) -> None:
@@ -166,10 +224,11 @@ def test_lines_are_trec_shaped_and_scores_follow_rank(results: list[CaseResult])
         assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores)
     for line in qrels:
         qid, zero, _doc, rel = line.split(" ")
-        assert zero == "0" and rel in ("0", "1") and qid in by_query
+        assert zero == "0" and rel in ("0", "1", "2")
+        assert qid in by_query or _doc.startswith("unretrieved:")
 
 
-def test_relevance_is_from_the_accepted_matches_only() -> None:
+def test_relevance_is_graded_from_the_matches() -> None:
     case = make_case(
         id="q",
         accepted=[{"file": "src/a.py", "symbol": "A", "roles": ["definition"]}],
@@ -185,9 +244,28 @@ def test_relevance_is_from_the_accepted_matches_only() -> None:
     rec = evaluate_case(case, attempt(ranked, caseId="q"))
     assert rec.reciprocal_rank == 0.25
     _, qrels, _ = trec_lines([rec])
-    assert qrels == ["q 0 def 1", "q 0 old 0", "q 0 sup 0", "q 0 use 0"]
+    assert qrels == ["q 0 def 2", "q 0 old 0", "q 0 sup 1", "q 0 use 0"]
     _, file_qrels, _ = trec_lines([rec], granularity="file")
-    assert file_qrels == ["q 0 docs/a.md 0", "q 0 legacy/a.py 0", "q 0 src/a.py 1"]
+    assert file_qrels == ["q 0 docs/a.md 1", "q 0 legacy/a.py 0", "q 0 src/a.py 2"]
+
+
+def test_unretrieved_gold_is_in_the_qrels() -> None:
+    case = make_case(
+        id="q",
+        groups=[
+            {"id": "def", "anyOf": [{"file": "src/a.py", "symbol": "A"}]},
+            {"id": "cfg", "anyOf": [{"file": "config/a.toml"}]},
+        ],
+        supporting=[{"file": "docs/a.md", "roles": ["docs"]}],
+    )
+    rec = evaluate_case(case, attempt([chunk("src/a.py", "A", cid="a")], caseId="q"))
+    assert rec.unretrieved == ["group:cfg", "supporting:docs/a.md [docs]"]
+    _, qrels, _ = trec_lines([rec])
+    assert qrels == [
+        "q 0 a 2",
+        "q 0 unretrieved:group:cfg 2",
+        "q 0 unretrieved:supporting:docs/a.md%20[docs] 1",
+    ]
 
 
 def test_suite_qrels_are_the_file_level_gold(tmp_path: Path) -> None:
@@ -224,10 +302,10 @@ def test_suite_qrels_are_the_file_level_gold(tmp_path: Path) -> None:
     run, qrels, export = trec_lines(records, granularity="file", suite=suite)
     assert export.qrels_source == "suite"
     assert qrels == [
-        "exact 0 config/a.toml 1",
-        "exact 0 src/a.py 1",
+        "exact 0 config/a.toml 2",
+        "exact 0 src/a.py 2",
         "exact 0 src/b.py 0",
-        "glob 0 src/handlers/x.py 1",
+        "glob 0 src/handlers/x.py 2",
         "glob 0 src/y.py 0",
     ]
     assert run[0] == "exact Q0 src/b.py 1 1 codegold"

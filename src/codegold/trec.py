@@ -12,30 +12,39 @@ them. ``qid`` is the case id.
 **Document ids and granularity.** codegold's gold is file/symbol/role-level, but what it
 ranks are chunks, so the document id is a choice:
 
-* ``chunk`` (default): ``docid`` is the chunk id. Exact: ``RR`` (ir_measures;
-  ``recip_rank`` in trec_eval) on the run equals codegold's ``reciprocalRank``
-  case by case, and ``Success``/``P`` agree with hit and precision at the cutoff.
+* ``chunk`` (default): ``docid`` is the chunk id. Exact: ``RR(rel=2)`` (ir_measures;
+  ``recip_rank -l2`` in trec_eval) on the run equals codegold's ``reciprocalRank``
+  case by case, ``Success(rel=2)``/``P(rel=2)`` agree with hit and precision at the
+  cutoff, and ``nDCG@cutoff`` with ``gradedNdcg``.
 * ``symbol``: ``docid`` is ``file#symbol`` (``file`` for chunks without a symbol).
 * ``file``: ``docid`` is the file path, the granularity of file-level gold (as in
   issue-localization benchmarks).
 
 At ``symbol`` and ``file`` level several chunks collapse into one document: it is
-ranked where its first chunk was, and it is relevant when any of its chunks satisfied a
-required target. Those figures are file (or symbol) localization; they are not
+ranked where its first chunk was, and its relevance is the best grade of its chunks.
+Those figures are file (or symbol) localization; they are not
 codegold's role-aware metrics and can be higher.
 
-**The qrels are a projection.** Without ``suite`` they come from the per-rank ``match``
-field of the results: a document is relevant (1) when codegold marked one of its chunks
-``accepted`` (it satisfied a required target), and judged non-relevant (0) when it was
-retrieved but not accepted (supporting, forbidden and unmatched chunks alike). Relevant
-documents the retriever never returned are unknown, so recall-type measures (``R@k``,
-``nDCG``, ``AP``) computed from these qrels are inflated; rank-position measures
-(``RR``, ``Success``, ``P@k``) are exact. Qrels are built from the whole ranked list;
+**The qrels are a projection, graded.** Without ``suite`` they come from the per-rank
+``match`` field of the results, with codegold's grades: a document is relevance 2 when
+codegold marked one of its chunks ``accepted`` (it satisfied a required target), 1 when
+the best of its chunks is ``supporting``, and 0 when it was retrieved but neither
+(forbidden and unmatched chunks alike). Gold that no chunk of the ranked list brought
+(a required group nothing satisfied, a supporting target nothing matched: the record's
+``unretrieved``) is written as one unretrieved document each (``unretrieved:group:ID``
+relevance 2, ``unretrieved:supporting:TARGET`` relevance 1), so the ideal ranking
+knows about it. ir_measures' ``nDCG@k`` (and trec_eval's ``ndcg_cut``, linear gain) at
+each case's cutoff then equals codegold's ``gradedNdcg`` case by case. Count only
+required evidence with ``rel=2``: ``RR(rel=2)`` equals codegold's ``reciprocalRank``,
+``Success(rel=2)@k`` its hit; plain ``RR`` counts supporting chunks as relevant too.
+Relevant chunks beyond the first one per unretrieved group are still unknown, so
+recall-type measures remain a projection. Qrels are built from the whole ranked list;
 the run holds the first ``cutoff`` ranks of each case (``full=True`` writes them all,
-then use ``RR@cutoff``).
+then use ``RR(rel=2)@cutoff``).
 
 With ``suite`` (``file`` granularity only), qrels are the gold itself: every file named
-by a required target is relevant; a ``filePattern`` target can only be projected onto
+by a required target is relevance 2, every other file named by a supporting
+target 1; a ``filePattern`` target can only be projected onto
 the retrieved files it matches. Suite qrels cover the exported cases only.
 
 **Scores.** trec_eval orders a query's documents by score, not by the rank column, and
@@ -57,8 +66,8 @@ from codegold._io import write_text_atomic
 from codegold.cases.match import file_matches
 from codegold.compare import select_attempts
 from codegold.errors import InputError
+from codegold.evaluate.graded import grade_of, unretrieved_grade
 from codegold.evaluate.records import CaseResult, RankedEntry, as_records
-from codegold.roles import Match
 
 if TYPE_CHECKING:
     from codegold.cases.suite import ResolvedCase, Suite
@@ -76,6 +85,9 @@ Granularity = Literal["chunk", "symbol", "file"]
 GRANULARITIES: tuple[Granularity, ...] = ("chunk", "symbol", "file")
 RUN_FILE = "run.trec"
 QRELS_FILE = "qrels.trec"
+
+UNRETRIEVED = "unretrieved:"
+"""Prefix of the qrels documents that stand for gold the ranked list never brought."""
 
 _UNSAFE = re.compile(r"[\s%]")
 
@@ -159,13 +171,13 @@ def trec_lines(
         order: list[str] = []
         for entry in record.ranked:
             doc = doc_id(entry, granularity)
-            accepted = entry.match == Match.ACCEPTED
+            grade = grade_of(entry)
             if doc not in relevance:
-                relevance[doc] = int(accepted)
+                relevance[doc] = grade
                 if full or entry.rank <= record.cutoff:
                     order.append(doc)
-            elif accepted:
-                relevance[doc] = 1
+            elif grade > relevance[doc]:
+                relevance[doc] = grade
         if not order:
             empty.append(case_id)
         m = len(order)
@@ -175,6 +187,9 @@ def trec_lines(
         )
         if gold is not None:
             relevance = _gold_files(case_id, gold, record, source)
+        else:
+            for name in record.unretrieved:
+                relevance[f"{UNRETRIEVED}{name}"] = unretrieved_grade(name)
         qrels.extend(f"{qid} 0 {_escape(doc)} {rel}" for doc, rel in sorted(relevance.items()))
     summary = TrecExport(
         run_path=None,
@@ -197,13 +212,14 @@ def _gold_files(
     if case is None:
         raise InputError("case is not in the suite", file=source, case_id=case_id)
     relevance = {entry.file: 0 for entry in record.ranked}
-    for target in case.required_targets:
-        if target.file is not None:
-            relevance[target.file] = 1
-        else:
-            for file in relevance:
-                if file_matches(file, target):
-                    relevance[file] = 1
+    for grade, targets in ((1, case.supporting), (2, case.required_targets)):
+        for target in targets:
+            if target.file is not None:
+                relevance[target.file] = grade
+            else:
+                for file in relevance:
+                    if file_matches(file, target):
+                        relevance[file] = grade
     return relevance
 
 

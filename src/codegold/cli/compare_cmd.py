@@ -175,8 +175,10 @@ def export_trec(
 ) -> None:
     """Write TREC run and qrels files, to cross-check with trec_eval or ir_measures.
 
-    Without --suite the qrels are a projection of the results' per-rank matches:
-    rank-position measures (RR, Success, P@k) are exact, recall-type ones are not.
+    Without --suite the qrels are a graded projection of the results' per-rank
+    matches (required evidence 2, supporting 1, else 0, plus one document for each
+    piece of gold nothing retrieved): nDCG@cutoff equals codegold's gradedNdcg and
+    RR(rel=2) its reciprocalRank, case by case.
     """
     from codegold.evaluate.records import load_results
     from codegold.trec import GRANULARITIES
