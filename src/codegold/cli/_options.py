@@ -49,3 +49,22 @@ embedder_option: Decorator = click.option(
     help="Dense vectors: 'auto' (the built-in model when its extra is installed), "
     "'none', 'builtin', 'hash', 'sentence-transformers:MODEL', 'http:URL'.",
 )
+
+
+def selection_options(command: Any) -> Any:
+    """``--case ID`` and ``--tag T``: run part of the suite, said so in the identity."""
+    command = click.option(
+        "--tag",
+        "tags",
+        multiple=True,
+        metavar="T",
+        help="Only cases carrying this tag (repeatable; with --case, the union). "
+        "Recorded in summary.json: compare and gate know a partial run.",
+    )(command)
+    return click.option(
+        "--case",
+        "case_ids",
+        multiple=True,
+        metavar="ID",
+        help="Only this case (repeatable).",
+    )(command)

@@ -53,20 +53,33 @@ def compare(
     Flagged slices (regressed, or holding regressed cases behind a better mean) are listed
     first. Exits 0 whatever changed; use `codegold gate` to block.
     """
+    import dataclasses
+
     from rich.console import Console
 
     from codegold._io import write_json_atomic
+    from codegold.cases.selection import restrict, run_selection
     from codegold.compare import compare_runs
     from codegold.evaluate.records import load_results
 
+    # A partial run (--case/--tag) is compared on the cases it ran, and says so.
+    only, notes = restrict(run_selection(base), run_selection(head))
+    base_records, head_records = load_results(base), load_results(head)
+    if only is not None:
+        base_records = [r for r in base_records if r.case_id in only]
+        head_records = [r for r in head_records if r.case_id in only]
     comparison = compare_runs(
-        load_results(base),
-        load_results(head),
+        base_records,
+        head_records,
         seed=seed,
         resamples=resamples,
         base_label=str(base),
         head_label=str(head),
     )
+    if notes:
+        comparison = dataclasses.replace(comparison, notes=(*notes, *comparison.notes))
+        for note in notes:
+            click.echo(f"note: {note}", err=True)
     if json_out is not None:
         write_json_atomic(json_out, comparison.to_dict())
     if fmt == "markdown":
@@ -106,26 +119,67 @@ def compare(
     show_default=True,
     help="markdown: GitHub-flavoured Markdown for a CI step summary ($GITHUB_STEP_SUMMARY).",
 )
+@click.option(
+    "--allow-partial",
+    is_flag=True,
+    help="Gate a partial run (run --case/--tag) on the cases it ran; the baseline is "
+    "restricted to them.",
+)
 def gate(
-    results: Path, policy_path: Path, baseline: Path | None, json_out: Path | None, fmt: str
+    results: Path,
+    policy_path: Path,
+    baseline: Path | None,
+    json_out: Path | None,
+    fmt: str,
+    allow_partial: bool,
 ) -> None:
     """Decide whether a run blocks CI, printing every reason.
 
     Exits 1 when blocked, 0 when not, 2 on bad input (including a noRegression
-    policy without --baseline).
+    policy without --baseline, and a partial run without --allow-partial).
     """
+    import dataclasses
+
     from codegold._io import write_json_atomic
+    from codegold.cases.selection import partial_note, restrict, run_selection
+    from codegold.errors import InputError
     from codegold.evaluate.records import load_results
     from codegold.gate import evaluate_gate, load_policy
 
     policy = load_policy(policy_path)
+    selection = run_selection(results)
+    base_selection = run_selection(baseline) if baseline is not None else None
+    partial = [
+        (str(p), s)
+        for p, s in ((results, selection), (baseline, base_selection))
+        if s and s.partial
+    ]
+    if partial and not allow_partial:
+        where, chosen = partial[0]
+        raise InputError(
+            f"{partial_note('this', chosen)}; a gate decides on full runs "
+            "(rerun without --case/--tag, or pass --allow-partial)",
+            file=where,
+        )
+    only, notes = restrict(base_selection, selection) if baseline is not None else (None, [])
+    if selection is not None and selection.partial:
+        only = frozenset(selection.selected) if only is None else only
+        notes = notes or [partial_note(str(results), selection)]
+    records = load_results(results)
+    base_records = load_results(baseline) if baseline is not None else None
+    if only is not None:
+        records = [r for r in records if r.case_id in only]
+        if base_records is not None:
+            base_records = [r for r in base_records if r.case_id in only]
     decision = evaluate_gate(
-        load_results(results),
+        records,
         policy,
-        load_results(baseline) if baseline is not None else None,
+        base_records,
         results_label=str(results),
         baseline_label=str(baseline) if baseline is not None else "baseline",
     )
+    if notes:
+        decision = dataclasses.replace(decision, warnings=(*notes, *decision.warnings))
     if json_out is not None:
         write_json_atomic(json_out, decision.to_dict())
     if fmt == "markdown":

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from codegold.cli._options import cases_option
+from codegold.cli._options import cases_option, selection_options
 
 
 @click.command("eval")
@@ -49,6 +49,7 @@ from codegold.cli._options import cases_option
     help="The revision your retriever indexed, for attempts without an index manifest: "
     "results then say it was asserted, not proven.",
 )
+@selection_options
 @click.option("--quiet", is_flag=True, help="Print nothing on success.")
 def eval_(
     cases_path: Path,
@@ -57,6 +58,8 @@ def eval_(
     repo_path: Path | None,
     index_dir: Path | None,
     assume_revision: str | None,
+    case_ids: tuple[str, ...],
+    tags: tuple[str, ...],
     quiet: bool,
 ) -> None:
     """Evaluate recorded attempts against a suite.
@@ -76,6 +79,8 @@ def eval_(
             out_dir=out_dir,
             repo_path=repo_path,
             index_dir=index_dir,
+            case_ids=case_ids,
+            tags=tags,
             progress=report,
             log=None if quiet else echo_err,
             assume_revision=assumed,
@@ -84,6 +89,7 @@ def eval_(
         from codegold.report.terminal import print_summary
 
         print_summary(result.summary, result.records)
+        _say_partial(result.summary)
         click.echo(f"wrote {out_dir / 'results.json'} and {out_dir / 'summary.json'}")
 
 
@@ -110,3 +116,11 @@ def schema(kind: str) -> None:
         doc = msgspec.json.schema(list[CaseResult])
     doc["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     sys.stdout.buffer.write(encode_json(doc))
+
+
+def _say_partial(summary: dict[str, object]) -> None:
+    selection = summary.get("selection")
+    if isinstance(selection, dict):
+        from codegold.cases.selection import Selection
+
+        click.echo(f"partial run: {Selection.from_dict(selection).describe()}")

@@ -12,6 +12,7 @@ from codegold.cli._options import (
     policy_option,
     repo_option,
     retriever_config_option,
+    selection_options,
 )
 from codegold.cli.index_cmd import resolve_embedder
 
@@ -107,6 +108,7 @@ def retrieve(
     help="For command:/http: pipelines that send no index manifest: the revision they "
     "indexed. Results then say it was asserted, not proven.",
 )
+@selection_options
 @click.option("--quiet", is_flag=True, help="Print nothing but errors.")
 def run(
     cases_path: Path,
@@ -119,6 +121,8 @@ def run(
     repeat: int,
     embedder: str,
     assume_revision: str | None,
+    case_ids: tuple[str, ...],
+    tags: tuple[str, ...],
     quiet: bool,
 ) -> None:
     """Index the repository at each pinned revision, retrieve for every case, evaluate.
@@ -142,6 +146,8 @@ def run(
             retriever_name=retriever_name,
             repeat=repeat,
             embedder=resolve_embedder(embedder),
+            case_ids=case_ids,
+            tags=tags,
             progress=report,
             log=None if quiet else echo_err,
             assume_revision=assumed,
@@ -150,4 +156,13 @@ def run(
         from codegold.report.terminal import print_summary
 
         print_summary(result.summary, result.records)
+        _say_partial(result.summary)
         click.echo(f"wrote {out_dir}/attempts.jsonl, results.json, summary.json")
+
+
+def _say_partial(summary: dict[str, object]) -> None:
+    selection = summary.get("selection")
+    if isinstance(selection, dict):
+        from codegold.cases.selection import Selection
+
+        click.echo(f"partial run: {Selection.from_dict(selection).describe()}")

@@ -3,7 +3,7 @@ library functions, composed from the steps of this package."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +11,7 @@ from typing import Any
 
 from codegold.attempts import Attempt, digest_file, iter_attempts
 from codegold.cases import load_suite
+from codegold.cases.selection import select_cases
 from codegold.cases.suite import Suite
 from codegold.corpus.git import GitRepo
 from codegold.diagnose import DiagnosisContext
@@ -81,9 +82,12 @@ def run_pipeline(
     progress: Progress | None = None,
     log: Log | None = None,
     assume_revision: str | None = None,
+    case_ids: Sequence[str] = (),
+    tags: Sequence[str] = (),
 ) -> RunOutput:
-    """Index each pinned revision, retrieve for every case, score, write OUT."""
-    suite = load_suite(cases_path)
+    """Index each pinned revision, retrieve for every case (or the cases ``case_ids``
+    and ``tags`` select, recorded as the run's selection), score, write OUT."""
+    suite, selection = select_cases(load_suite(cases_path), case_ids, tags)
     indexes = IndexCache(index_dir or out_dir / "index")
     settings = config or (RetrieverConfig.load(config_path) if config_path else RetrieverConfig())
     with GitRepo(repo_path) as git:
@@ -113,6 +117,7 @@ def run_pipeline(
             lambda: attempts,
             diagnosis=lambda: diagnosis_context(git, indexes),
             mode="live",
+            selection=selection,
         )
     summary = write_run(out_dir, scored, attempts=attempts)
     return RunOutput(summary, scored.records, indexes.loads)
@@ -128,15 +133,19 @@ def eval_pipeline(
     progress: Progress | None = None,
     log: Log | None = None,
     assume_revision: str | None = None,
+    case_ids: Sequence[str] = (),
+    tags: Sequence[str] = (),
 ) -> RunOutput:
-    """Score recorded attempts; with a repository (its indexes built when missing) or an
-    index root, diagnose the failures too. Writes results.json and summary.json.
+    """Score recorded attempts (of every case, or of the cases ``case_ids`` and
+    ``tags`` select); with a repository (its indexes built when missing) or an index
+    root, diagnose the failures too. Writes results.json and summary.json.
 
     With a repository, minimal chunks (SPEC §2) are resolved against codegold's parse
     of each file at the attempt's revision; ``assume_revision`` stands in for a missing
     index manifest, and the results say that revision was asserted."""
-    suite = load_suite(cases_path)
-    known = [c.id for c in suite.cases]
+    full = load_suite(cases_path)
+    known = [c.id for c in full.cases]
+    suite, selection = select_cases(full, case_ids, tags)
     indexes = IndexCache(index_dir or out_dir / "index")
     with ExitStack() as stack:
         git = stack.enter_context(GitRepo(repo_path)) if repo_path is not None else None
@@ -169,6 +178,7 @@ def eval_pipeline(
             attempts,
             diagnosis=diagnosis if diagnose else None,
             attempts_digest=lambda: digest_file(attempts_path),
+            selection=selection,
         )
     summary = write_run(out_dir, scored)
     return RunOutput(summary, scored.records, indexes.loads)

@@ -10,6 +10,7 @@ from typing import Any
 
 from codegold._io import write_jsonl_atomic
 from codegold.attempts import Attempt
+from codegold.cases.selection import Selection
 from codegold.cases.suite import Suite
 from codegold.corpus.git import GitRepo
 from codegold.diagnose import DiagnosisContext, diagnose_records
@@ -74,13 +75,15 @@ def score(
     diagnosis: Callable[[], DiagnosisContext] | None = None,
     attempts_digest: Callable[[], str] | None = None,
     mode: str = "recorded",
+    selection: Selection | None = None,
 ) -> Scored:
     """Evaluate every attempt, diagnose the failures, flag cases whose identical repeated
     attempts ranked differently, and gather the run identity.
 
     ``diagnosis`` is called once the attempts are evaluated (so bad attempts are
     reported before any index is built); ``attempts_digest`` names a recorded file;
-    ``mode`` is ``live`` when codegold retrieved, ``recorded`` when it read attempts."""
+    ``mode`` is ``live`` when codegold retrieved, ``recorded`` when it read attempts;
+    ``selection`` (``--case``/``--tag``) goes into the identity (``null``: every case)."""
     ledger = AttemptLedger()
     records = evaluate_attempts(suite, ledger.watch(attempts()), mode=mode)
     if diagnosis is not None:
@@ -89,7 +92,8 @@ def score(
     records, repeats = check_repeats(records, _Again(attempts))
     digest = attempts_digest() if attempts_digest is not None else None
     identity = run_identity(suite, ledger, attempts_digest=digest)
-    return Scored(records, {**identity, **repeats})
+    chosen = selection.to_dict() if selection is not None else None
+    return Scored(records, {**identity, "selection": chosen, **repeats})
 
 
 def write_run(
