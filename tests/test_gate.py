@@ -272,6 +272,9 @@ minGroupRecall = 0
 maxForbiddenRate = 1
 maxRevisionMismatchRate = 1
 maxInvalid = 100
+minSupportingRecall = 0
+minGradedNdcg = 0
+maxBudgetDuplicate = 1
 [gate.slices."tag:high-risk"]
 minPassRate = 0
 """

@@ -177,7 +177,7 @@ class CaseSide:
             forbidden=len(record.forbidden_chunk_ids),
             revision_mismatches=len(record.revision_mismatches),
             attempts=attempts,
-            values=tuple(float(m.value(record)) for m in _COMPARED),
+            values=tuple(float(m.value(record) or 0.0) for m in _COMPARED),
         )
 
     def to_dict(self) -> dict[str, Any]:

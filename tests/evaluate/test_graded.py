@@ -271,3 +271,36 @@ def test_mode_on_every_record(given: str, declared: str | None, expected: str) -
     record = evaluate_case(make_case(accepted=[DEF]), attempt([GOOD], **extra), mode=given)
     assert record.mode == expected
     assert f"mode:{expected}" in slice_names(record)
+
+
+def test_summary_aggregates_graded_figures_and_splits_by_mode() -> None:
+    from codegold.evaluate.summary import summarize
+
+    with_support = make_case(id="s", accepted=[DEF], supporting=[TEST], tags=["t"])
+    without = make_case(id="n", accepted=[DEF], tags=["t"])
+    records = [
+        evaluate_case(with_support, attempt([GOOD, SPEC], caseId="s"), mode="live"),
+        evaluate_case(without, attempt([*filler(1), GOOD], caseId="n"), mode="recorded"),
+    ]
+    summary = summarize(records, {})
+    overall = summary["overall"]
+    assert overall["supportingRecall"] == 1.0  # the case without supporting targets is skipped
+    assert overall["gradedNdcg"] == pytest.approx((1.0 + _ndcg([0, 2], [2])) / 2)
+    assert overall["budgetAccepted"] == pytest.approx(0.2)
+    assert overall["budgetSupporting"] == pytest.approx(0.1)
+    assert overall["budgetOther"] == pytest.approx(0.1)
+    assert overall["budgetUnfilled"] == pytest.approx(0.6)
+    assert summary["mode"] == "mixed" and summary["modes"] == {"live": 1, "recorded": 1}
+    assert summary["slices"]["mode:live"]["cases"] == 1
+    by_mode = summary["slicesByMode"]
+    assert set(by_mode) == {"live", "recorded"}
+    assert by_mode["live"]["overall"]["cases"] == 1 and "tag:t" in by_mode["recorded"]
+    assert not any(name.startswith("mode:") for name in by_mode["live"])
+
+
+def test_one_mode_needs_no_split() -> None:
+    from codegold.evaluate.summary import summarize
+
+    record = evaluate_case(make_case(accepted=[DEF]), attempt([GOOD]), mode="live")
+    summary = summarize([record], {})
+    assert summary["mode"] == "live" and "slicesByMode" not in summary

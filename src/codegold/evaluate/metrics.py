@@ -26,7 +26,7 @@ Direction = Literal["higher", "lower"]
 class Aggregation(StrEnum):
     """How a metric folds the records of a slice into one figure."""
 
-    MEAN = "mean over valid records"  # None when no record is valid
+    MEAN = "mean over valid records"  # None when no valid record defines it
     RECORDS = "number of records"
     CASES = "number of distinct cases"
 
@@ -41,13 +41,19 @@ class Metric:
     format: Format
     direction: Direction
     aggregation: Aggregation
-    value: Callable[[CaseResult], float | bool]
+    value: Callable[[CaseResult], float | bool | None]
+    """None: not defined for this record (a case without supporting targets has no
+    supporting recall; a record written before the metric existed); a mean skips it."""
     description: str
     short: str = ""
     gate_key: str | None = None
     """The policy key that bounds it (``minX`` for higher-is-better, ``maxX`` else)."""
     optional: bool = False
     """Meaningful only for some runs (repeated attempts): tables show it when present."""
+    family: Literal["core", "graded", "budget"] = "core"
+    """``graded``: graded evidence; ``budget``: the context budget, shares of the
+    cutoff's slots that sum to 1 (a table of its own rather than columns of the
+    metrics table)."""
 
     @property
     def heading(self) -> str:
@@ -64,8 +70,9 @@ class Metric:
             return sum(1 for r in records if self.value(r))
         if self.aggregation is Aggregation.CASES:
             return len({r.case_id for r in records if self.value(r)})
-        valid = [float(self.value(r)) for r in records if r.valid]
-        return math.fsum(valid) / len(valid) if valid else None
+        values = [self.value(r) for r in records if r.valid]
+        defined = [float(v) for v in values if v is not None]
+        return math.fsum(defined) / len(defined) if defined else None
 
     def render(self, value: float | int | None, *, missing: str = "-") -> str:
         """``value`` as tables print it: a percentage, three decimals, or a count."""
@@ -80,6 +87,31 @@ class Metric:
 
 def _always(record: CaseResult) -> bool:
     return True
+
+
+_BUDGET_ROWS: tuple[tuple[str, Direction, str | None, str], ...] = (
+    ("accepted", "higher", None, "share of the cutoff filled by required evidence"),
+    ("supporting", "higher", None, "share of the cutoff filled by supporting evidence"),
+    ("forbidden", "lower", None, "share of the cutoff filled by forbidden chunks"),
+    (
+        "duplicate",
+        "lower",
+        "maxBudgetDuplicate",
+        "share of the cutoff filled by duplicates of a chunk above (same file and "
+        "overlapping span, or identical text)",
+    ),
+    ("other", "lower", None, "share of the cutoff filled by anything else"),
+    ("unfilled", "lower", None, "share of the cutoff the retriever left empty"),
+)
+BUDGET_KINDS = tuple(row[0] for row in _BUDGET_ROWS)
+
+
+def _budget(kind: str) -> Callable[[CaseResult], float | None]:
+    def share(record: CaseResult) -> float | None:
+        budget = record.context_budget
+        return None if budget is None else float(getattr(budget, kind))
+
+    return share
 
 
 _ENTRIES = (
@@ -146,6 +178,28 @@ _ENTRIES = (
         short="rev.", gate_key="maxRevisionMismatchRate",
     ),
     Metric(
+        "supportingRecall", "supporting recall", "num", "higher", Aggregation.MEAN,
+        lambda r: r.supporting_recall,
+        "share of supporting targets matched within the cutoff, mean over the cases "
+        "that name any",
+        short="supp.", gate_key="minSupportingRecall", family="graded",
+    ),
+    Metric(
+        "gradedNdcg", "graded nDCG@cutoff", "num", "higher", Aggregation.MEAN,
+        lambda r: r.graded_ndcg,
+        "nDCG at the cutoff, required evidence 2, supporting 1, else 0 (ideal from the "
+        "judged pool and the unretrieved gold; ir_measures nDCG@k on export-trec)",
+        short="nDCG", gate_key="minGradedNdcg", family="graded",
+    ),
+    *(
+        Metric(
+            f"budget{kind.capitalize()}", f"context: {kind}", "pct", direction,
+            Aggregation.MEAN, _budget(kind), text,
+            short=kind, gate_key=gate_key, family="budget",
+        )
+        for kind, direction, gate_key, text in _BUDGET_ROWS
+    ),
+    Metric(
         "nondeterministic", "nondeterministic", "int", "lower", Aggregation.CASES,
         lambda r: bool(r.nondeterministic),
         "cases whose identical repeated attempts ranked differently",
@@ -168,6 +222,11 @@ def metric(name: str) -> Metric:
 def means() -> tuple[Metric, ...]:
     """The metrics that are means over valid records (rates, recall, MRR)."""
     return tuple(m for m in METRICS.values() if m.aggregation is Aggregation.MEAN)
+
+
+def family(name: str) -> tuple[Metric, ...]:
+    """The metrics of one family (``core``, ``graded``, ``budget``), in registry order."""
+    return tuple(m for m in METRICS.values() if m.family == name)
 
 
 def counts() -> tuple[Metric, ...]:

@@ -59,14 +59,13 @@ def summarize(records: Sequence[CaseResult], identity: dict[str, Any]) -> dict[s
         for name in slice_names(record):
             by_slice[name].append(record)
     modes = Counter(r.mode or "unknown" for r in ordered)
-    summary: dict[str, Any] = {
-        **identity,
+    summary: dict[str, Any] = dict(identity)
+    if modes:
         # the mode that produced every record, or "mixed" (then `modes` says how many)
-        "mode": next(iter(modes)) if len(modes) == 1 else ("mixed" if modes else None),
-        "modes": dict(sorted(modes.items())),
-        "overall": aggregate(ordered),
-        "slices": {name: aggregate(rs) for name, rs in sorted(by_slice.items())},
-    }
+        summary["mode"] = next(iter(modes)) if len(modes) == 1 else "mixed"
+        summary["modes"] = dict(sorted(modes.items()))
+    summary["overall"] = aggregate(ordered)
+    summary["slices"] = {name: aggregate(rs) for name, rs in sorted(by_slice.items())}
     if len(modes) > 1:
         summary["slicesByMode"] = {
             mode: {name: aggregate(rs) for name, rs in split_slices(ordered, mode).items()}

@@ -40,14 +40,15 @@ _COUNTS_FIRST = ("cases", "records", "valid", "passed", "failed", "invalid")
 METRIC_COLUMNS: tuple[tuple[str, str, str], ...] = tuple(
     _column(m)
     for m in sorted(
-        (m for m in METRICS.values() if not m.optional),
+        (m for m in METRICS.values() if not m.optional and m.family != "budget"),
         key=lambda m: (
             _COUNTS_FIRST.index(m.name) if m.name in _COUNTS_FIRST else len(_COUNTS_FIRST),
         ),
     )
 )
 """The columns of every metrics table: summary.json key, heading, format (from the
-metric registry; counts first, then the means in registry order)."""
+metric registry; counts first, then the means in registry order). The context budget
+shares are a table of their own, not columns here."""
 
 OPTIONAL_COLUMNS: tuple[tuple[str, str, str], ...] = tuple(
     _column(m) for m in METRICS.values() if m.optional
@@ -203,7 +204,7 @@ def _nav(has_comparison: bool, has_failed: bool) -> str:
 
 # -- identity --------------------------------------------------------------------------
 
-_IDENTITY_SKIP = {"overall", "slices", "suite", "indexes"}
+_IDENTITY_SKIP = {"overall", "slices", "slicesByMode", "suite", "indexes"}
 
 
 def _identity_section(summary: Mapping[str, Any]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from codegold.evaluate.metrics import metric
+from codegold.evaluate.metrics import family, metric
 from codegold.evaluate.records import CaseResult
 
 _COLUMNS = tuple(
@@ -19,6 +19,8 @@ _COLUMNS = tuple(
         "mrr",
         "forbiddenRate",
         "revisionMismatchRate",
+        "supportingRecall",
+        "gradedNdcg",
     )
 )
 """The registered metrics the terminal table shows, in order."""
@@ -56,6 +58,19 @@ def print_summary(
     causes = summary["overall"].get("causes") or {}
     if causes:
         console.print("causes: " + ", ".join(f"{k} {v}" for k, v in causes.items()))
+    budget = budget_line(summary["overall"])
+    if budget:
+        console.print(budget)
+
+
+def budget_line(aggregate: dict[str, Any]) -> str | None:
+    """The context budget of an aggregate in one line (None when it has none)."""
+    shares = [(m.short, aggregate.get(m.name)) for m in family("budget")]
+    if all(v is None for _, v in shares):
+        return None
+    return "context budget (share of the cutoff): " + ", ".join(
+        f"{name} {float(v) * 100:.1f}%" for name, v in shares if v is not None
+    )
 
 
 def failure_reason(record: CaseResult) -> str:
