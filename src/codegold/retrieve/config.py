@@ -80,7 +80,9 @@ class RetrieverConfig:
     scores divided by its best, then weighted). ``legacy_mode`` / ``generated_mode``:
     ``penalty`` multiplies by the factor, ``filter`` drops, ``off`` leaves alone.
     Context filters (``pathPrefix``, ``language``) are preferences unless
-    ``context_mode`` is ``filter``.
+    ``context_mode`` is ``filter``. ``openFile`` multiplies chunks of its directory (and
+    the directories above and below it) by ``open_file_boost``, and the open file's own
+    chunks by ``open_file_boost * open_file_self_boost``, so it outranks its siblings.
     """
 
     fusion: str = "rrf"
@@ -100,6 +102,7 @@ class RetrieverConfig:
     generated_factor: float = 0.35
     context_mode: str = "prefer"
     open_file_boost: float = 1.25
+    open_file_self_boost: float = 1.2
     path_prefix_boost: float = 1.5
     language_boost: float = 1.15
     package_boost: float = 1.2

@@ -284,9 +284,11 @@ class HybridRetriever:
         if context.open_file:
             here = posixpath.dirname(context.open_file)
             there = posixpath.dirname(chunk.file)
-            if chunk.file == context.open_file or (
-                here
-                and (there == here or there.startswith(here + "/") or here.startswith(there + "/"))
+            if chunk.file == context.open_file:
+                # the open file itself above its directory siblings
+                factor *= cfg.open_file_boost * cfg.open_file_self_boost
+            elif here and (
+                there == here or there.startswith(here + "/") or here.startswith(there + "/")
             ):
                 factor *= cfg.open_file_boost
             elif here and there.split("/")[:2] == here.split("/")[:2]:
