@@ -113,6 +113,7 @@ def test_swebench_rows_become_one_suite_per_repository(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     (result,) = json.loads((tmp_path / "out" / "results.json").read_text())
     assert result["passed"] and result["revisionEvidence"] == "asserted"
+    assert result["mode"] == "imported"
     assert [e["file"] for e in result["ranked"]] == [
         "shop/cart.py",
         "shop/discount.py",

@@ -94,6 +94,8 @@ def test_trace_becomes_attempts_joined_to_cases(
     ranked = results["coupon"]["ranked"]
     assert ranked[0]["file"] == "shop/discount.py" and all(e["resolved"] for e in ranked)
     assert results["add-item"]["diagnosis"]["cause"] == "no_attempt"
+    assert {r["mode"] for r in results.values()} == {"imported"}
+    assert json.loads((out / "summary.json").read_text())["mode"] == "imported"
 
 
 def test_without_a_stated_revision_the_cases_are_invalid_and_said_so(

@@ -23,12 +23,17 @@ def evaluate_attempts(
     """
     cases = suite.by_id()
     by_case: dict[str, list[CaseResult]] = defaultdict(list)
+    imported = seen = 0
     for attempt in attempts:
+        seen += 1
+        imported += attempt.mode == "imported"
         case = cases.get(attempt.case_id)
         if case is not None:
             by_case[attempt.case_id].append(evaluate_case(case, attempt, mode=mode))
+    # a case the import left without an attempt is part of the imported run
+    missing_mode = "imported" if seen and imported == seen else mode
     records: list[CaseResult] = []
     for case in suite.cases:
         mine = by_case.get(case.id)
-        records.extend(mine if mine else [evaluate_case(case, None, mode=mode)])
+        records.extend(mine if mine else [evaluate_case(case, None, mode=missing_mode)])
     return records

@@ -425,6 +425,7 @@ def import_traces(
             "caseId": case_id,
             "query": query if query is not None else cases[case_id].query,
             "retriever": {"name": f"trace:{span.name}" if span.name else "trace"},
+            "mode": "imported",
             "ranked": chunks,
             "debug": {"traceId": span.trace_id, "spanId": span.span_id},
         }

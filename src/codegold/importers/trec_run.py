@@ -99,6 +99,7 @@ def import_trec_run(
             "caseId": case.id,
             "query": case.query,
             "retriever": {"name": f"trec:{ranked[0][3]}"},
+            "mode": "imported",
             "ranked": chunks,
         }
         revision = revision_for(case.id) if revision_for is not None else None
