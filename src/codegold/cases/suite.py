@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -225,119 +225,130 @@ def load_suite(path: str | Path) -> Suite:
     return _resolve(p, parsed, digest=hashlib.sha256(data).hexdigest())
 
 
+@dataclass(frozen=True)
+class _Defaults:
+    """What the suite gives every case that does not say otherwise."""
+
+    revision: str | None
+    cutoff: int
+    forbidden: tuple[str, ...] | None
+    tags: tuple[str, ...] | None
+
+    @classmethod
+    def of(cls, parsed: SuiteFile) -> _Defaults:
+        d = parsed.defaults
+        return cls(
+            revision=parsed.repository.revision if parsed.repository else None,
+            cutoff=d.cutoff if d and d.cutoff else DEFAULT_CUTOFF,
+            forbidden=tuple(d.forbidden_path_prefixes) if d and d.forbidden_path_prefixes else None,
+            tags=tuple(d.tags) if d and d.tags else None,
+        )
+
+
 def _resolve(path: Path, parsed: SuiteFile, *, digest: str) -> Suite:
-    defaults = parsed.defaults
-    suite_rev = parsed.repository.revision if parsed.repository else None
-    default_cutoff = defaults.cutoff if defaults and defaults.cutoff else DEFAULT_CUTOFF
-    default_forbidden = defaults.forbidden_path_prefixes if defaults else None
-    default_tags = defaults.tags if defaults else None
-    seen: set[str] = set()
-    resolved: list[ResolvedCase] = []
+    """Check every case of a parsed suite and apply the suite's defaults, in file order;
+    the first problem raises, naming file, case and field."""
     if not parsed.cases:
         raise InputError("the suite has no cases", file=str(path), field="cases")
+    defaults = _Defaults.of(parsed)
+    seen: set[str] = set()
+    resolved: list[ResolvedCase] = []
     for case in parsed.cases:
         if case.id in seen:
             raise InputError("duplicate case id", file=str(path), case_id=case.id, field="id")
         seen.add(case.id)
-        groups: list[Group] = []
-        if case.accepted is not None:
-            if not case.accepted:
-                raise InputError(
-                    "'accepted' is empty", file=str(path), case_id=case.id, field="accepted"
-                )
-            groups.append(Group(id=ACCEPTED_GROUP_ID, any_of=case.accepted))
-        group_ids: set[str] = {ACCEPTED_GROUP_ID} if case.accepted else set()
-        for i, group in enumerate(case.groups or ()):
-            if group.id in group_ids:
-                raise InputError(
-                    f"duplicate group id {group.id!r}",
-                    file=str(path),
-                    case_id=case.id,
-                    field=f"groups[{i}].id",
-                )
-            if not group.any_of:
-                raise InputError(
-                    "group has no targets",
-                    file=str(path),
-                    case_id=case.id,
-                    field=f"groups[{i}].anyOf",
-                )
-            group_ids.add(group.id)
-            groups.append(group)
-        if not groups:
-            raise InputError(
-                "a case needs 'accepted' or 'groups'",
-                file=str(path),
-                case_id=case.id,
-                field="accepted",
-            )
-        for where, targets in _all_targets(case):
-            for j, target in enumerate(targets):
-                if (target.file is None) == (target.file_pattern is None):
-                    raise InputError(
-                        "a target needs exactly one of 'file' or 'filePattern'",
-                        file=str(path),
-                        case_id=case.id,
-                        field=f"{where}[{j}]",
-                    )
-                if target.lines is not None and target.lines.end < target.lines.start:
-                    raise InputError(
-                        "lines end before they start",
-                        file=str(path),
-                        case_id=case.id,
-                        field=f"{where}[{j}].lines",
-                    )
-        forbidden = case.forbidden_path_prefixes
-        if forbidden is None:
-            forbidden = default_forbidden or ()
-        revision = case.repository_revision or suite_rev
-        if revision is None:
-            raise InputError(
-                "no revision: set repositoryRevision on the case or repository.revision "
-                "on the suite (a full 40-hex commit SHA)",
-                file=str(path),
-                case_id=case.id,
-                field="repositoryRevision",
-            )
-        for i, group in enumerate(groups):
-            for j, target in enumerate(group.any_of):
-                trap = next(
-                    (p for p in forbidden if target.file and target.file.startswith(p)), None
-                )
-                if trap is not None:
-                    raise InputError(
-                        f"required target {target.file!r} lies under forbidden prefix {trap!r}",
-                        file=str(path),
-                        case_id=case.id,
-                        field="accepted"
-                        if group.id == ACCEPTED_GROUP_ID and case.accepted
-                        else f"groups[{i - (1 if case.accepted else 0)}].anyOf[{j}]",
-                    )
-        tags = tuple(dict.fromkeys([*(default_tags or ()), *(case.tags or ())]))
-        resolved.append(
-            ResolvedCase(
-                id=case.id,
-                query=case.query,
-                query_class=case.query_class,
-                revision=revision,
-                cutoff=case.cutoff or default_cutoff,
-                context=case.context,
-                groups=tuple(groups),
-                supporting=case.supporting or (),
-                forbidden_path_prefixes=tuple(forbidden),
-                rationale=case.rationale,
-                tags=tags,
-                source=case,
-            )
-        )
+        resolved.append(_resolve_case(path, case, defaults))
     return Suite(
         path=str(path),
         name=parsed.suite,
         repository_name=parsed.repository.name if parsed.repository else None,
-        revision=suite_rev,
+        revision=defaults.revision,
         digest=digest,
         cases=tuple(resolved),
     )
+
+
+def _resolve_case(path: Path, case: Case, defaults: _Defaults) -> ResolvedCase:
+    def fail(message: str, field: str) -> InputError:
+        return InputError(message, file=str(path), case_id=case.id, field=field)
+
+    groups = _required_groups(case, fail)
+    _check_targets(case, fail)
+    forbidden = case.forbidden_path_prefixes
+    if forbidden is None:
+        forbidden = defaults.forbidden or ()
+    revision = case.repository_revision or defaults.revision
+    if revision is None:
+        raise fail(
+            "no revision: set repositoryRevision on the case or repository.revision "
+            "on the suite (a full 40-hex commit SHA)",
+            "repositoryRevision",
+        )
+    _check_traps(case, groups, tuple(forbidden), fail)
+    return ResolvedCase(
+        id=case.id,
+        query=case.query,
+        query_class=case.query_class,
+        revision=revision,
+        cutoff=case.cutoff or defaults.cutoff,
+        context=case.context,
+        groups=tuple(groups),
+        supporting=case.supporting or (),
+        forbidden_path_prefixes=tuple(forbidden),
+        rationale=case.rationale,
+        tags=tuple(dict.fromkeys([*(defaults.tags or ()), *(case.tags or ())])),
+        source=case,
+    )
+
+
+_Fail = Callable[[str, str], InputError]
+
+
+def _required_groups(case: Case, fail: _Fail) -> list[Group]:
+    """``accepted`` (as the group of that id) then ``groups``: each non-empty, ids unique."""
+    groups: list[Group] = []
+    if case.accepted is not None:
+        if not case.accepted:
+            raise fail("'accepted' is empty", "accepted")
+        groups.append(Group(id=ACCEPTED_GROUP_ID, any_of=case.accepted))
+    group_ids: set[str] = {ACCEPTED_GROUP_ID} if case.accepted else set()
+    for i, group in enumerate(case.groups or ()):
+        if group.id in group_ids:
+            raise fail(f"duplicate group id {group.id!r}", f"groups[{i}].id")
+        if not group.any_of:
+            raise fail("group has no targets", f"groups[{i}].anyOf")
+        group_ids.add(group.id)
+        groups.append(group)
+    if not groups:
+        raise fail("a case needs 'accepted' or 'groups'", "accepted")
+    return groups
+
+
+def _check_targets(case: Case, fail: _Fail) -> None:
+    for where, targets in _all_targets(case):
+        for j, target in enumerate(targets):
+            if (target.file is None) == (target.file_pattern is None):
+                raise fail("a target needs exactly one of 'file' or 'filePattern'", f"{where}[{j}]")
+            if target.lines is not None and target.lines.end < target.lines.start:
+                raise fail("lines end before they start", f"{where}[{j}].lines")
+
+
+def _check_traps(
+    case: Case, groups: Sequence[Group], forbidden: tuple[str, ...], fail: _Fail
+) -> None:
+    """No required target may lie under one of the case's forbidden prefixes."""
+    offset = 1 if case.accepted else 0
+    for i, group in enumerate(groups):
+        for j, target in enumerate(group.any_of):
+            trap = next((p for p in forbidden if target.file and target.file.startswith(p)), None)
+            if trap is None:
+                continue
+            raise fail(
+                f"required target {target.file!r} lies under forbidden prefix {trap!r}",
+                "accepted"
+                if group.id == ACCEPTED_GROUP_ID and case.accepted
+                else f"groups[{i - offset}].anyOf[{j}]",
+            )
 
 
 def _all_targets(case: Case) -> list[tuple[str, tuple[Target, ...]]]:
