@@ -9,8 +9,6 @@ import click
 
 if TYPE_CHECKING:
     from codegold.cases import Suite
-    from codegold.corpus.git import GitRepo
-    from codegold.index.store import LoadedIndex
     from codegold.lint import LintReport, Migration
 
 DEFAULT_INDEX = ".codegold/index"
@@ -76,102 +74,44 @@ def lint(
     Exits 1 when any finding is an error, 0 otherwise, 2 on bad input.
     """
     from codegold._io import write_json_atomic, write_text_atomic
-    from codegold.cases import load_suite
-    from codegold.corpus.git import GitRepo
-    from codegold.errors import InputError
-    from codegold.lint import (
-        lint_suites,
-        plan_migration,
-        proposal_path,
-        read_suite_file,
-        render_proposal,
-    )
+    from codegold.cli._progress import echo_err, progress_bar
+    from codegold.pipeline.lint import lint_pipeline
 
     if out_path is not None and to_revision is None:
         raise click.UsageError("--out names the proposed suite: it needs --to-revision")
     if out_path is not None and len(suites) > 1:
         raise click.UsageError("--out takes one suite; with several, each gets its default name")
-    loaded = [load_suite(p) for p in suites]
-    with GitRepo(repo_path) as git:
-        target = git.resolve(to_revision) if to_revision is not None else None
-        outputs: list[Path] = []
-        if target is not None:
-            for path in suites:
-                out = out_path or proposal_path(path, target)
-                if out.exists() and out.resolve() == path.resolve():
-                    raise InputError(
-                        "the proposed suite would overwrite the original", file=str(out)
-                    )
-                if out.exists() and not force:
-                    raise InputError(
-                        "a proposed suite is already there (pass --force to replace it)",
-                        file=str(out),
-                    )
-                outputs.append(out)
-        revisions = sorted({git.resolve(c.revision) for s in loaded for c in s.cases})
-        names = {s.repository_name for s in loaded if s.repository_name}
-        indexes = _open_indexes(
-            git,
-            sorted({*revisions, *([target] if target else [])}),
+    with progress_bar() as report:
+        done = lint_pipeline(
+            suites,
+            repo_path,
             index_dir,
-            repository_name=next(iter(sorted(names)), None),
+            to_revision=to_revision,
+            out_path=out_path,
+            force=force,
+            progress=report,
+            log=echo_err,
         )
-
-        def read_text(revision: str, path: str) -> str | None:
-            data = git.read_path(revision, path)
-            return data.decode("utf-8", errors="replace") if data is not None else None
-
-        report = lint_suites(loaded, indexes, read_text)
-        migrations = []
-        if target is not None:
-            migrations = [
-                plan_migration(s, target, indexes, read_text, git.renames) for s in loaded
-            ]
-    by_path = {s.path: s for s in loaded}
-    texts = [render_proposal(by_path[m.suite], read_suite_file(m.suite), m) for m in migrations]
-    _print_report(report, loaded)
-    for migration, out, text in zip(migrations, outputs, texts, strict=True):
+    _print_report(done.report, done.suites)
+    for migration, out, text in zip(done.migrations, done.outputs, done.proposals, strict=True):
         write_text_atomic(out, text)
         _print_migration(migration, out)
     if json_path is not None:
         doc = {
-            "suites": [{"path": s.path, "digest": s.digest, "cases": len(s.cases)} for s in loaded],
-            **report.as_json(),
+            "suites": [
+                {"path": s.path, "digest": s.digest, "cases": len(s.cases)} for s in done.suites
+            ],
+            **done.report.as_json(),
         }
-        if migrations:
+        if done.migrations:
             doc["migrations"] = [
                 {**m.as_json(), "proposed": str(out)}
-                for m, out in zip(migrations, outputs, strict=True)
+                for m, out in zip(done.migrations, done.outputs, strict=True)
             ]
         write_json_atomic(json_path, doc)
-    if report.exit_code:
+    if done.report.exit_code:
         # SystemExit rather than ctx.exit: the code must survive any caller of main().
-        raise SystemExit(report.exit_code)
-
-
-def _open_indexes(
-    git: GitRepo, revisions: list[str], root: Path, *, repository_name: str | None
-) -> dict[str, LoadedIndex]:
-    """The index of each revision under ``root``: an existing build, or a new one."""
-    from codegold.cli._progress import echo_err, progress_bar
-    from codegold.index.store import IndexCache
-    from codegold.pipeline import index_revisions
-
-    cache = IndexCache(root)
-    missing = [revision for revision in revisions if cache.find(revision) is None]
-    if missing:
-        with progress_bar() as report:
-            index_revisions(
-                git,
-                missing,
-                root,
-                repository_name=repository_name,
-                progress=report,
-                log=echo_err,
-            )
-        for revision in missing:
-            cache.forget(revision)
-    return {revision: cache.get(revision) for revision in revisions}
+        raise SystemExit(done.report.exit_code)
 
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}

@@ -8,13 +8,15 @@
     write_run         attempts.jsonl, results.json, summary.json (atomic)
 
 ``run_pipeline`` (live) and ``eval_pipeline`` (recorded attempts) compose those steps
-and share one scoring path; one :class:`~codegold.index.store.IndexCache` serves
-retrieval and diagnosis, so a run loads each revision's index once. An executor of its
+and share one scoring path; ``lint_pipeline`` checks labels over the same index step.
+One :class:`~codegold.index.store.IndexCache` serves retrieval and diagnosis, so a run
+loads each revision's index once. An executor of its
 own (a batch cluster, say) calls :func:`index_revision` per revision and
 :func:`score_shard` per shard: both take plain, serializable inputs.
 """
 
 from codegold.pipeline.indexing import index_revision, index_revisions
+from codegold.pipeline.lint import LintRun, lint_pipeline, open_indexes
 from codegold.pipeline.run import RunOutput, eval_pipeline, retrieve_suite, run_pipeline
 from codegold.pipeline.scoring import (
     AttemptSource,
@@ -27,12 +29,15 @@ from codegold.pipeline.scoring import (
 
 __all__ = [
     "AttemptSource",
+    "LintRun",
     "RunOutput",
     "Scored",
     "diagnosis_context",
     "eval_pipeline",
     "index_revision",
     "index_revisions",
+    "lint_pipeline",
+    "open_indexes",
     "retrieve_suite",
     "run_pipeline",
     "score",

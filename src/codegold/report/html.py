@@ -805,43 +805,53 @@ def _evidence_html(value: Any, *, depth: int, key: str = "") -> str:
     if depth > _MAX_DEPTH:
         return f"<pre>{_e(json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False))}</pre>"
     if isinstance(value, Mapping):
-        if not value:
-            return '<span class="empty">–</span>'
-        keys = sorted(value, key=_evidence_order) if depth == 0 else list(value)
-        items = "".join(
-            f"<dt>{_e(str(k))}</dt><dd>{_evidence_html(value[k], depth=depth + 1, key=str(k))}</dd>"
-            for k in keys
-        )
-        return f'<dl class="evidence">{items}</dl>'
+        return _evidence_mapping(value, depth=depth)
     if isinstance(value, list):
-        if not value:
-            return '<span class="empty">none</span>'
-        if all(not isinstance(v, Mapping | list) for v in value):
-            if len(value) <= _SCALAR_LIST_INLINE and not any(
-                isinstance(v, str) and "\n" in v for v in value
-            ):
-                return ", ".join(f"<code>{_e(_scalar_text(v))}</code>" for v in value)
-            return (
-                "<ol>"
-                + "".join(f"<li>{_evidence_html(v, depth=depth + 1, key=key)}</li>" for v in value)
-                + "</ol>"
-            )
-        if (
-            all(isinstance(v, Mapping) for v in value)
-            and all(not isinstance(x, Mapping | list) or not x for v in value for x in v.values())
-            and not any(isinstance(x, str) and "\n" in x for v in value for x in v.values())
-        ):
-            return _dict_table(value)
-        return (
-            "<ol>"
-            + "".join(f"<li>{_evidence_html(v, depth=depth + 1, key=key)}</li>" for v in value)
-            + "</ol>"
-        )
+        return _evidence_list(value, depth=depth, key=key)
     if isinstance(value, str):
         if "\n" in value or "excerpt" in key.lower() or len(value) > 160:
             return f'<pre class="excerpt">{_e(value)}</pre>'
         return f"<code>{_e(value)}</code>" if value else '<span class="empty">""</span>'
     return f"<code>{_e(_scalar_text(value))}</code>"
+
+
+def _evidence_mapping(value: Mapping[Any, Any], *, depth: int) -> str:
+    if not value:
+        return '<span class="empty">–</span>'
+    keys = sorted(value, key=_evidence_order) if depth == 0 else list(value)
+    items = "".join(
+        f"<dt>{_e(str(k))}</dt><dd>{_evidence_html(value[k], depth=depth + 1, key=str(k))}</dd>"
+        for k in keys
+    )
+    return f'<dl class="evidence">{items}</dl>'
+
+
+def _multiline(values: Iterable[Any]) -> bool:
+    return any(isinstance(v, str) and "\n" in v for v in values)
+
+
+def _flat_rows(value: list[Any]) -> bool:
+    """Mappings of scalars (or empty containers) only, none multi-line: a table."""
+    return (
+        all(isinstance(v, Mapping) for v in value)
+        and all(not isinstance(x, Mapping | list) or not x for v in value for x in v.values())
+        and not any(_multiline(v.values()) for v in value)
+    )
+
+
+def _evidence_list(value: list[Any], *, depth: int, key: str) -> str:
+    if not value:
+        return '<span class="empty">none</span>'
+    scalars = all(not isinstance(v, Mapping | list) for v in value)
+    if scalars and len(value) <= _SCALAR_LIST_INLINE and not _multiline(value):
+        return ", ".join(f"<code>{_e(_scalar_text(v))}</code>" for v in value)
+    if not scalars and _flat_rows(value):
+        return _dict_table(value)
+    return (
+        "<ol>"
+        + "".join(f"<li>{_evidence_html(v, depth=depth + 1, key=key)}</li>" for v in value)
+        + "</ol>"
+    )
 
 
 # -- style and script ------------------------------------------------------------------
