@@ -18,7 +18,7 @@ import bisect
 import contextlib
 import hashlib
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +70,26 @@ class _File:
     chunks: tuple[Chunk, ...]
     file_role: FileRole
     tokens: tuple[tuple[int, int], ...] | None = None
+    starts: tuple[int, ...] = ()  # the chunks' start lines (chunks sorted by start)
+    longest: int = 0  # the longest chunk, in lines: bounds where an overlap can start
+
+    @classmethod
+    def parsed(cls, text: str, chunks: Sequence[Chunk], file_role: FileRole) -> _File:
+        ordered = tuple(sorted(chunks, key=lambda c: (c.start_line, c.end_line)))
+        return cls(
+            text,
+            _line_starts(text),
+            ordered,
+            file_role,
+            starts=tuple(c.start_line for c in ordered),
+            longest=max((c.end_line - c.start_line + 1 for c in ordered), default=0),
+        )
+
+    def overlapping(self, start: int, end: int) -> Sequence[Chunk]:
+        """The chunks that overlap lines ``start``-``end``, in file order."""
+        lo = bisect.bisect_left(self.starts, start - self.longest)
+        hi = bisect.bisect_right(self.starts, end)
+        return [c for c in self.chunks[lo:hi] if c.end_line >= start]
 
     @property
     def lines(self) -> int:
@@ -134,7 +154,7 @@ class SpanResolver:
             else:
                 role = self._file_role(revision, path, text)
                 chunks = chunk_file(path, text, file_role=role, config=FINE_PARSE).chunks
-                self._files[key] = _File(text, _line_starts(text), tuple(chunks), role)
+                self._files[key] = _File.parsed(text, chunks, role)
         return self._files[key]
 
     def resolve(self, raw: Mapping[str, Any], revision: str, *, rank: int) -> RetrievedChunk:
@@ -159,7 +179,7 @@ class SpanResolver:
         if found is None:
             raise ChunkProblem(f"chunk {rank}: {path} does not exist at {revision[:12]}")
         start, end = self._span(found, raw, path, rank)
-        best, symbols = _parse_of_span(found.chunks, start, end)
+        best, symbols = _parse_of_span(found.overlapping(start, end), start, end)
         role = best.role if best is not None else role_for_file(found.file_role, Role.DEFINITION)
         claim = _claim(raw)
         chunk_id = raw.get("chunkId")
@@ -276,16 +296,14 @@ def _locate_loose(f: _File, needle: str) -> list[tuple[int, int]]:
     return out
 
 
-def _parse_of_span(
-    chunks: tuple[Chunk, ...], start: int, end: int
-) -> tuple[Chunk | None, list[str]]:
+def _parse_of_span(chunks: Sequence[Chunk], start: int, end: int) -> tuple[Chunk | None, list[str]]:
     """The parse chunk that best describes the span (largest overlap, then the
     smallest, then the first) and the symbols of every chunk the span covers at
     least half of, or that contains the span, in file order."""
     best: Chunk | None = None
     best_key: tuple[int, int, int] | None = None
     symbols: list[str] = []
-    for c in sorted(chunks, key=lambda c: (c.start_line, c.end_line)):
+    for c in chunks:  # in file order
         overlap = min(end, c.end_line) - max(start, c.start_line) + 1
         if overlap <= 0:
             continue
