@@ -172,3 +172,41 @@ def test_not_a_trace_is_one_line_exit_2(tmp_path: Path) -> None:
         and "neither OTLP/JSON" in proc.stderr
         and "Traceback" not in proc.stderr
     )
+
+
+def test_phoenix_dataframe_rows_with_flattened_columns(tmp_path: Path) -> None:
+    """`get_spans_dataframe().to_json(orient="records", lines=True)`: dotted columns,
+    documents as a list of dicts keyed `document.*`."""
+    from codegold.importers.traces import _documents_of, read_spans
+
+    row = {
+        "name": "retrieve",
+        "span_kind": "RETRIEVER",
+        "parent_id": None,
+        "start_time": "2024-05-01T10:00:00+00:00",
+        "end_time": "2024-05-01T10:00:00.250000+00:00",
+        "context.span_id": "a1b2c3d4e5f60718",
+        "context.trace_id": "0af7651916cd43dd8448eb211c80319c",
+        "attributes.input.value": "How is a coupon percentage applied to the total?",
+        "attributes.retrieval.documents": [
+            {
+                "document.id": "n1",
+                "document.content": "def apply_coupon(total, coupon):",
+                "document.score": 2.5,
+                "document.metadata": {"file_path": "shop/discount.py", "start_line": 4},
+            },
+        ],
+    }
+    path = tmp_path / "phoenix.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    (span,) = read_spans(path)
+    assert span.kind == "RETRIEVER" and span.end_ns - span.start_ns == 250_000_000
+    assert _documents_of(span) == [
+        {
+            "file": "shop/discount.py",
+            "startLine": 4,
+            "excerpt": "def apply_coupon(total, coupon):",
+            "chunkId": "n1",
+            "score": 2.5,
+        }
+    ]
