@@ -140,6 +140,40 @@ ROWS = [
         id="js-module-exports-class",
     ),
     pytest.param(
+        "lib/defaults/index.js",
+        """
+        const CONTENT_TYPE = { 'Content-Type': undefined };
+
+        const defaults = {
+          adapter: ['xhr', 'http', 'fetch'],
+
+          validateStatus: function validateStatus(status) {
+            return status >= 200 && status < 300;
+          },
+        };
+
+        export default defaults;
+        """,
+        SOURCE,
+        {"defaults", "defaults.validateStatus", "CONTENT_TYPE"},
+        {"defaults.adapter", "CONTENT_TYPE.Content-Type", "index.validateStatus"},
+        ["validateStatus", "defaults.validateStatus"],
+        id="js-module-level-object-with-functions",
+    ),
+    pytest.param(
+        "lib/adapters/http.js",
+        """
+        export default isHttpAdapterSupported && function httpAdapter(config) {
+          return new Promise(config);
+        }
+        """,
+        SOURCE,
+        {"httpAdapter"},
+        set(),
+        ["httpAdapter"],
+        id="js-export-default-guarded-function",
+    ),
+    pytest.param(
         "lib/request.js",
         """
         defineGetter(req, 'protocol', function protocol() {

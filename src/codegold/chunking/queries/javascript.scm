@@ -208,6 +208,55 @@
          value: [(function_expression) (arrow_function) (generator_function)]) @definition.method
        (pair key: [(property_identifier) @name (string (string_fragment) @name)]) @definition.field])))
 
+; A module-level object literal with function members, `const defaults = { validateStatus:
+; function validateStatus(status) {...} }`: a container named by its variable, holding
+; `defaults.validateStatus` (its other properties are left alone).
+(program
+  [(lexical_declaration
+     (variable_declarator
+       name: (identifier) @name
+       value: (object
+         [(method_definition) (pair value: [(function_expression) (arrow_function) (generator_function)])]) @body))
+   (variable_declaration
+     (variable_declarator
+       name: (identifier) @name
+       value: (object
+         [(method_definition) (pair value: [(function_expression) (arrow_function) (generator_function)])]) @body))
+  ] @definition.class)
+(program
+  (export_statement
+    (lexical_declaration
+      (variable_declarator
+        name: (identifier) @name
+        value: (object
+          [(method_definition) (pair value: [(function_expression) (arrow_function) (generator_function)])]) @body)) @definition.class))
+(program
+  [(lexical_declaration
+     (variable_declarator name: (identifier) value: (object [(method_definition
+           name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+         (pair
+           key: [(property_identifier) @name (string (string_fragment) @name)]
+           value: [(function_expression) (arrow_function) (generator_function)]) @definition.method])))
+   (variable_declaration
+     (variable_declarator name: (identifier) value: (object [(method_definition
+           name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+         (pair
+           key: [(property_identifier) @name (string (string_fragment) @name)]
+           value: [(function_expression) (arrow_function) (generator_function)]) @definition.method])))
+   (export_statement
+     (lexical_declaration
+       (variable_declarator name: (identifier) value: (object [(method_definition
+           name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+         (pair
+           key: [(property_identifier) @name (string (string_fragment) @name)]
+           value: [(function_expression) (arrow_function) (generator_function)]) @definition.method]))))])
+
+; export default cond && function httpAdapter(config) {...}: by the function's name.
+(program
+  (export_statement
+    value: [(function_expression name: (identifier) @name)
+            (binary_expression right: (function_expression name: (identifier) @name))]) @definition.function)
+
 ; ---- tests written as calls: named by their title, verbatim (never qualified) ----
 ;
 ; describe("…", () => {...}) and its kin are containers; it("…")/test("…") functions.
