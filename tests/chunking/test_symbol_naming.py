@@ -161,6 +161,33 @@ ROWS = [
         id="js-module-level-object-with-functions",
     ),
     pytest.param(
+        "lib/core/AxiosError.js",
+        """
+        function AxiosError(message, code) {
+          Error.call(this);
+        }
+
+        utils.inherits(AxiosError, Error, {
+          toJSON: function toJSON() {
+            return { message: this.message };
+          }
+        });
+
+        Object.assign(Router.prototype, {
+          handle(req, res) {
+            return 1;
+          },
+        });
+
+        const merged = Object.assign({}, base, extra);
+        """,
+        SOURCE,
+        {"AxiosError", "AxiosError.toJSON", "Router.handle", "merged"},
+        {"toJSON", "Router.prototype.handle"},
+        ["toJSON", "AxiosError.toJSON", "Router.prototype.handle", "handle"],
+        id="js-mixins-assign-inherits",
+    ),
+    pytest.param(
         "lib/adapters/http.js",
         """
         export default isHttpAdapterSupported && function httpAdapter(config) {

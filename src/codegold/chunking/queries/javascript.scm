@@ -251,6 +251,31 @@
            key: [(property_identifier) @name (string (string_fragment) @name)]
            value: [(function_expression) (arrow_function) (generator_function)]) @definition.method]))))])
 
+; Members mixed into a constructor by a top-level call, Object.assign(X.prototype, {...}),
+; utils.inherits(AxiosError, Error, { toJSON: function toJSON() {...} }), _.extend(X, {...}):
+; `X.m`. The call is an `impl`: it defines its members, not X.
+(program
+  (expression_statement
+    (call_expression
+      function: [(identifier) (member_expression)] @_mixin
+      arguments: (arguments
+        . [(identifier) (member_expression)] @name
+        (object
+          [(method_definition) (pair value: [(function_expression) (arrow_function) (generator_function)])]) @body))
+    (#match? @_mixin "(^|\\.)(assign|inherits|extend|mixin)$")) @definition.impl)
+(program
+  (expression_statement
+    (call_expression
+      function: [(identifier) (member_expression)] @_mixin
+      arguments: (arguments
+        . [(identifier) (member_expression)]
+        (object [(method_definition
+             name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+           (pair
+             key: [(property_identifier) @name (string (string_fragment) @name)]
+             value: [(function_expression) (arrow_function) (generator_function)]) @definition.method])))
+    (#match? @_mixin "(^|\\.)(assign|inherits|extend|mixin)$")))
+
 ; export default cond && function httpAdapter(config) {...}: by the function's name.
 (program
   (export_statement
