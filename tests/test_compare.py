@@ -352,11 +352,40 @@ def test_sign_flip_p_value_matches_the_exact_sign_test() -> None:
     m = compare_runs(base, head, resamples=40_000).slice("overall").metric("passRate")
     exact = 2 * sum(comb(10, k) for k in range(8, 11)) / 2**10
     assert exact == pytest.approx(0.109375)
-    assert m.p_value == pytest.approx(exact, abs=0.01)
+    # 2**10 sign assignments <= 40,000 resamples: the p-value is the exact one.
+    assert m.p_value == pytest.approx(exact, abs=1e-12)
     assert (m.wins, m.ties, m.losses) == (8, 0, 2)
     assert m.ci_low is not None and m.ci_high is not None
     assert m.delta == pytest.approx(0.6)
     assert m.ci_low <= 0.6 <= m.ci_high
+
+
+@pytest.mark.parametrize(
+    ("moved", "ties", "resamples", "expected"),
+    [
+        pytest.param(5, 3, 10_000, 2 / 32, id="n8-five-moved-exact-0.0625"),
+        pytest.param(8, 0, 10_000, 2 / 256, id="n8-all-moved-exact"),
+        pytest.param(8, 0, 256, 2 / 256, id="exact-at-the-bound"),
+    ],
+)
+def test_small_slices_get_the_exact_sign_flip_p_value(
+    moved: int, ties: int, resamples: int, expected: float
+) -> None:
+    n = moved + ties
+    base = [record(f"c{i}", passed=False) for i in range(n)]
+    head = [record(f"c{i}", passed=i < moved) for i in range(n)]
+    m = compare_runs(base, head, resamples=resamples).slice("overall").metric("passRate")
+    assert m.p_value == pytest.approx(expected, abs=1e-12)
+
+
+def test_past_the_bound_the_p_value_is_a_monte_carlo_estimate() -> None:
+    # 2**8 assignments > 255 resamples: (1 + #as extreme) / (1 + resamples), never exact 2/256.
+    base = [record(f"c{i}", passed=False) for i in range(8)]
+    head = [record(f"c{i}", passed=True) for i in range(8)]
+    m = compare_runs(base, head, resamples=255).slice("overall").metric("passRate")
+    assert m.p_value is not None
+    assert m.p_value != pytest.approx(2 / 256, abs=1e-12)
+    assert (m.p_value * 256) == pytest.approx(round(m.p_value * 256))
 
 
 def test_a_clear_effect_is_significant_and_its_interval_excludes_zero() -> None:

@@ -28,7 +28,9 @@ per-case differences (of the ``c`` cases sharing a value, Binomial(c, ½) keep t
 drawn as a popcount of ``c`` random bits; a bootstrap resample is one multinomial draw
 over the values' frequencies): the same distributions as flipping or resampling case
 by case, at a cost that follows the number of distinct values, not of cases. The
-p-value is ``(1 + #as extreme) / (1 + resamples)``, never 0.
+p-value is ``(1 + #as extreme) / (1 + resamples)``, never 0. When the ``m`` cases that
+moved have no more sign assignments than there are resamples (``2**m <= resamples``),
+the p-value is exact instead: every assignment is counted.
 
 Slices come out regressed first (pass rate down, or flat with group recall down), then
 mixed (not worse on the whole but holding regressed cases), then improved, then
@@ -653,6 +655,8 @@ def _paired_tests(
     v, c = values[nonzero], counts[nonzero]
     if v.size == 0:
         p_value = 1.0
+    elif int(c.sum()) < 63 and 1 << int(c.sum()) <= resamples:
+        p_value = _exact_sign_flip_p(v, c)
     else:
         observed = abs(float(c @ v))
         words = (c + 63) // 64
@@ -679,6 +683,30 @@ def _paired_tests(
         means[start : start + size] = (drawn @ values) / n
     low, high = np.quantile(means, [0.025, 0.975])
     return p_value, float(low), float(high)
+
+
+def _exact_sign_flip_p(values: npt.NDArray[np.float64], counts: npt.NDArray[np.int64]) -> float:
+    """The exact two-sided sign-flip p-value, by enumerating every assignment of signs.
+
+    Used when the ``m`` non-zero differences have no more than ``resamples`` sign
+    assignments (2**m), so a Monte Carlo estimate would only add noise: with 8 cases
+    all improved by the same amount, p is exactly 2/256. Assignments are counted per
+    distinct value (``comb(c, k)`` ways to keep ``k`` of its ``c`` cases positive).
+    """
+    from math import comb
+
+    observed = abs(float(counts @ values))
+    tol = 1e-9 * max(1.0, observed)
+    sums: dict[float, int] = {0.0: 1}
+    for value, count in zip(values.tolist(), counts.tolist(), strict=True):
+        step: dict[float, int] = {}
+        for total, ways in sums.items():
+            for kept in range(count + 1):
+                key = round(total + (2 * kept - count) * value, 9)
+                step[key] = step.get(key, 0) + ways * comb(count, kept)
+        sums = step
+    as_extreme = sum(ways for total, ways in sums.items() if abs(total) >= observed - tol)
+    return as_extreme / (1 << int(counts.sum()))
 
 
 def _popcount(words: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
