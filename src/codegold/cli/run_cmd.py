@@ -93,7 +93,7 @@ def retrieve(
     "retriever_name",
     default="hybrid",
     show_default=True,
-    help="hybrid (the reference retriever), bm25-window (a plain baseline), "
+    help="hybrid (the reference retriever), bm25-window or bm25-file (plain baselines), "
     "command:CMD or http:URL (your own pipeline, one JSON request per case; see README), "
     "llamaindex:MODULE:FACTORY or langchain:MODULE:FACTORY (a retriever of those libraries), "
     "or a plugin's name.",

@@ -28,6 +28,7 @@ from codegold.index.cache import BuildCache
 from codegold.index.lexical import BM25Builder
 from codegold.index.manifest import IndexManifest
 from codegold.index.store import (
+    FILE_LEXICAL,
     FORMAT_VERSION,
     MANIFEST,
     DamagedIndex,
@@ -226,10 +227,22 @@ def _build_into(
         outs = _chunk_all(jobs, cache, options, progress, stats)
         rows: list[IndexedChunk] = []
         lexical_builder = BM25Builder()
+        file_builder = BM25Builder()
+        file_order: list[str] = []
         per_file: dict[str, tuple[int, bool]] = {}
         for job, out in zip(jobs, outs, strict=True):
             rows.extend(out.chunks)
             lexical_builder.add_joined(out.tokens)
+            if out.chunks:
+                # the whole file as one document: its chunks' tokens without the path
+                # each chunk repeats, then the path once
+                tail = len(path_tokens(job.path))
+                body: list[str] = []
+                for joined in out.tokens:
+                    words = joined.split()
+                    body.extend(words[: len(words) - tail] if tail else words)
+                file_builder.add([*body, *path_tokens(job.path)])
+                file_order.append(job.path)
             out.tokens.clear()
             per_file[job.path] = (len(out.chunks), out.parse_ok)
         if progress:
@@ -241,6 +254,9 @@ def _build_into(
             [c.references for c in rows],
         )
         lexical.save(folder / "lexical")
+        file_builder.finish().save(folder / FILE_LEXICAL)
+        write_json_atomic(folder / FILE_LEXICAL / "files.json", file_order, pretty=False)
+        del file_builder
         symbols.save(folder / "symbols.msgpack")
         (folder / "chunks.msgpack").write_bytes(msgspec.msgpack.encode(rows))
         signals = ["lexical", "symbols"]

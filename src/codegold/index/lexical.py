@@ -6,7 +6,7 @@ vectorised adds: one slice of postings per query term.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,6 +56,17 @@ class BM25Index:
                 continue
             s, e = self.indptr[i], self.indptr[i + 1]
             out[self.rows[s:e]] += self.weights[s:e]
+        return out
+
+    def weighted_scores(self, terms: Mapping[str, float]) -> npt.NDArray[np.float32]:
+        """Like :meth:`scores`, each term's contribution multiplied by its weight."""
+        out = np.zeros(self.n_docs, dtype=np.float32)
+        for term, weight in terms.items():
+            i = self.vocab.get(term)
+            if i is None or weight == 0:
+                continue
+            s, e = self.indptr[i], self.indptr[i + 1]
+            out[self.rows[s:e]] += np.float32(weight) * self.weights[s:e]
         return out
 
     def top(self, query_terms: Sequence[str], k: int) -> list[tuple[int, float]]:

@@ -34,9 +34,10 @@ from codegold._io import write_json_atomic
 from codegold._lines import split_lines
 from codegold.corpus.model import FileRole, FileStatus
 from codegold.errors import EnvironmentProblem, InputError
-from codegold.index.lexical import BM25Index
+from codegold.index.lexical import BM25Builder, BM25Index
 from codegold.index.manifest import IndexManifest
 from codegold.index.symbols import SymbolTable
+from codegold.index.tokenize import path_tokens, tokenize
 from codegold.index.vectors import load_vectors
 
 FORMAT_VERSION = "codegold-index/4"
@@ -200,6 +201,17 @@ class IndexRoot:
                 shutil.rmtree(tmp, ignore_errors=True)
 
 
+FILE_LEXICAL = "files"
+
+
+def chunk_body_tokens(chunk: IndexedChunk) -> list[str]:
+    """A chunk's own tokens (text, header, names twice) without its path."""
+    names: list[str] = []
+    for name in chunk.symbols or ((chunk.symbol,) if chunk.symbol else ()):
+        names.extend(tokenize(name.replace(".", " ")))
+    return [*tokenize(chunk.text), *tokenize(chunk.header), *names, *names]
+
+
 def _read_manifest_bytes(build_dir: Path) -> bytes | None:
     try:
         return (build_dir / MANIFEST).read_bytes()
@@ -287,6 +299,28 @@ class LoadedIndex:
                 if chunk.start_line - 1 + i < end:
                     lines[chunk.start_line - 1 + i] = line
         return "\n".join(lines)
+
+    @cached_property
+    def file_lexical(self) -> tuple[BM25Index, list[str]]:
+        """BM25 over whole files (each file's chunk tokens together, its path once) and
+        the file of each row. Builds write it (``files/``); an older build gets it
+        made here from the chunks' text."""
+        folder = self.folder / FILE_LEXICAL
+        if (folder / "files.json").exists():
+            files = msgspec.json.decode((folder / "files.json").read_bytes(), type=list[str])
+            return BM25Index.load(folder), files
+        by_file: dict[str, list[str]] = {}
+        for chunk in self.chunks:
+            by_file.setdefault(chunk.file, []).extend(chunk_body_tokens(chunk))
+        files = sorted(by_file)
+        builder = BM25Builder()
+        for path in files:
+            builder.add([*by_file[path], *path_tokens(path)])
+        return builder.finish(), files
+
+    @cached_property
+    def file_row(self) -> dict[str, int]:
+        return {f: i for i, f in enumerate(self.file_lexical[1])}
 
     def rows_containing(self, phrase: str, limit: int = 200) -> list[int]:
         """Rows whose text contains ``phrase`` (lowercase), in row order, at most ``limit``."""

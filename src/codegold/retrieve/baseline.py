@@ -1,4 +1,7 @@
-"""A plain baseline: BM25 over fixed 40-line windows, words split on non-word
+"""Plain baselines: BM25 over fixed 40-line windows (``bm25-window``) and BM25 over
+whole files (``bm25-file``, the anchor of issue-report file localization).
+
+``bm25-window``: BM25 over fixed 40-line windows, words split on non-word
 characters only (``createSession`` stays one token), no role or path awareness.
 
 Windows carry the names whose definitions start inside them and a role from the
@@ -128,8 +131,101 @@ class WindowBM25Retriever:
         )
 
 
+class FileBM25Retriever:
+    """BM25 over whole files, the same plain tokens as the window baseline: one ranked
+    chunk per file, spanning the file (the file-localization literature's BM25)."""
+
+    name = "bm25-file"
+
+    def __init__(self, index: LoadedIndex, files: list[RetrievedChunk], lexical: BM25Index):
+        self.index = index
+        self.files = files
+        self.lexical = lexical
+
+    @classmethod
+    def from_index(
+        cls,
+        index: LoadedIndex,
+        repo: GitRepo,
+        token_cache: dict[str, list[str]] | None = None,
+    ) -> FileBM25Retriever:
+        """``token_cache`` (blob id to tokens) lets a caller reuse tokenized blobs
+        across revisions of one repository."""
+        entries = [
+            e for e in index.inventory if e.status in (FileStatus.INDEXED, FileStatus.UNPARSABLE)
+        ]
+        cache = token_cache if token_cache is not None else {}
+        wanted = sorted({e.blob for e in entries if e.blob not in cache})
+        for blob, data in repo.read_blobs(wanted):
+            cache[blob] = plain_tokens(data.decode("utf-8", errors="replace"))
+        files: list[RetrievedChunk] = []
+        docs: list[list[str]] = []
+        for entry in entries:
+            tokens = cache[entry.blob]
+            rows = index.rows_by_file.get(entry.path, [])
+            end = max((index.chunks[r].end_line for r in rows), default=1)
+            names = tuple(
+                dict.fromkeys(
+                    n
+                    for r in rows
+                    if index.chunks[r].role in ("definition", "declaration")
+                    for n in index.chunks[r].symbols
+                    or ((index.chunks[r].symbol,) if index.chunks[r].symbol else ())
+                )
+            )
+            role = FILE_ROLE_TO_ROLE.get(str(entry.role))
+            if role is None:
+                role = "definition" if names else "call_site"
+            cid = hashlib.sha1(f"{entry.path}\0{entry.blob}".encode()).hexdigest()[:16]
+            files.append(
+                RetrievedChunk(
+                    chunk_id=f"f-{cid}",
+                    file=entry.path,
+                    start_line=1,
+                    end_line=max(end, 1),
+                    role=role,  # type: ignore[arg-type]
+                    repository_revision=index.revision,
+                    score=0.0,
+                    symbol=names[0] if names else None,
+                    symbols=names or None,
+                )
+            )
+            docs.append(tokens)
+        return cls(index, files, BM25Index.build(docs))
+
+    def retrieve(
+        self,
+        query: str,
+        *,
+        case_id: str,
+        context: Context | None = None,
+        attempt_id: str,
+        cutoff: int | None = None,
+        retry_of: str | None = None,
+    ) -> Attempt:
+        started = datetime.now(UTC)
+        t0 = time.perf_counter()
+        hits = self.lexical.top(plain_tokens(query), 50)
+        ranked = tuple(_with_score(self.files[row], score) for row, score in hits)
+        return Attempt(
+            attempt_id=attempt_id,
+            case_id=case_id,
+            retry_of=retry_of,
+            query=query,
+            rewritten_query=query,
+            filters={},
+            index=self.index.manifest,
+            retriever=RetrieverInfo(name=self.name, version=__version__, config={}),
+            candidates=ranked,
+            ranked=ranked,
+            context_ids=tuple(c.chunk_id for c in ranked[: cutoff or len(ranked)]),
+            started_at=started.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+            duration_ms=round((time.perf_counter() - t0) * 1000, 3),
+        )
+
+
 def _with_score(chunk: RetrievedChunk, score: float) -> RetrievedChunk:
     return msgspec.structs.replace(chunk, score=round(score, 8))
 
 
-__all__ = ["WindowBM25Retriever", "plain_tokens"]
+__all__ = ["FileBM25Retriever", "WindowBM25Retriever", "plain_tokens"]

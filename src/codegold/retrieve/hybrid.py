@@ -17,6 +17,7 @@ from codegold.attempts import Attempt, RetrievedChunk, RetrieverInfo
 from codegold.cases.model import Context
 from codegold.index.store import IndexedChunk, LoadedIndex
 from codegold.index.vectors import search as vector_search
+from codegold.retrieve import issue
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.query import Intent, QueryAnalysis, analyze
 
@@ -160,6 +161,8 @@ class HybridRetriever:
     def search(self, query: str, context: Context | None = None) -> SearchResult:
         cfg = self.config
         analysis = analyze(query)
+        if analysis.issue_report and cfg.issue_reports:
+            return self._search_issue(analysis, context)
         defs, refs = self._symbols(analysis)
         signals: dict[str, tuple[float, list[tuple[int, float]]]] = {
             "lexical": (cfg.w_lexical, self._lexical(analysis)),
@@ -210,6 +213,28 @@ class HybridRetriever:
             filters=filters,
             candidates=candidates[: max(cfg.depth, cfg.candidates_per_signal)],
             ranked=ranked[: cfg.depth],
+            explanations=explanations,
+        )
+
+    def _search_issue(self, analysis: QueryAnalysis, context: Context | None) -> SearchResult:
+        """An issue report: files by aggregated evidence, their best chunks in order."""
+        cfg = self.config
+        evidence, _ = issue.gather(self.index, analysis, cfg)
+        files = issue.rank_files(evidence, cfg)
+        ranked = issue.chunk_order(self.index, files, evidence, cfg.depth)
+        file_rank = {path: (n, score) for n, (path, score) in enumerate(files, start=1)}
+        explanations: dict[int, Explanation] = {}
+        for row, score in ranked:
+            path = self.index.chunks[row].file
+            exp = explanations[row] = Explanation(row)
+            exp.signals["file"] = file_rank[path]
+            exp.fused = file_rank[path][1]
+            exp.final = score
+        return SearchResult(
+            analysis=analysis,
+            filters=_filters(context),
+            candidates=ranked,
+            ranked=ranked,
             explanations=explanations,
         )
 

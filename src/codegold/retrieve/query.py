@@ -97,6 +97,46 @@ def phrases_of(text: str) -> list[str]:
     return sorted(dict.fromkeys(fragments), key=lambda f: (-len(f), f))
 
 
+_FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|$)", re.S)
+_PROMPT_LINE = re.compile(r"^\s*(?:>>>|\.\.\.|In \[\d+\]:|\$ )\s?(.*)$", re.M)
+_INDENTED = re.compile(r"^(?: {4}|\t)(\S.*)$", re.M)
+_REPORT_WORDS = re.compile(
+    r"\b(expected|expect|actual(?:ly)?|instead|reproduc\w*|steps to|what happened|"
+    r"traceback|bug|wrong|incorrect(?:ly)?|fails?|failed|failing|error|broken|"
+    r"doesn'?t work|does not work|raises?|crash\w*|regression|version|workaround|"
+    r"minimal example|mcve|output)\b",
+    re.I,
+)
+
+
+def code_spans(text: str) -> list[str]:
+    """The parts of a pasted report written as code: fenced blocks, interpreter
+    prompts, indented blocks, inline backticks."""
+    spans = [m.group(1) for m in _FENCE.finditer(text)]
+    rest = _FENCE.sub(" ", text)
+    spans.extend(m.group(1) for m in _PROMPT_LINE.finditer(rest))
+    spans.extend(m.group(1) for m in _INDENTED.finditer(rest))
+    spans.extend(m.group(1) for m in _BACKTICK.finditer(rest))
+    return [s for s in spans if s.strip()]
+
+
+def is_issue_report(text: str) -> bool:
+    """A pasted bug report (what I did, what I expected, what happened, maybe a
+    traceback or code) rather than a question or a bare error message: a title line
+    and a body, prose in it, and some sign of a report or sheer length."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(text) < 120 or len(lines) < 2:
+        return False
+    prose = _PROMPT_LINE.sub(" ", _FENCE.sub(" ", text))
+    words = re.findall(r"[A-Za-z]{2,}", prose)
+    fenced = bool(_FENCE.search(text))
+    if len(words) < 8 or (len(words) < 12 and not fenced):
+        return False  # a pasted trace or listing, no report around it
+    signs = bool(_REPORT_WORDS.search(text)) + bool(fenced or "`" in text)
+    signs += bool(_PY_FRAME.search(text) or _PROMPT_LINE.search(text))
+    return signs >= 1 or len(text) >= 300
+
+
 @dataclass(frozen=True)
 class QueryAnalysis:
     raw: str
@@ -109,6 +149,9 @@ class QueryAnalysis:
     phrases: tuple[str, ...]
     mentions_legacy: bool
     mentions_generated: bool
+    issue_report: bool = False
+    code_identifiers: tuple[str, ...] = ()
+    frames: tuple[tuple[str, str], ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -118,6 +161,7 @@ class QueryAnalysis:
             "intent": self.intent.value,
             "terms": list(self.terms),
             "phrases": list(self.phrases),
+            **({"queryClass": "issue_report"} if self.issue_report else {}),
         }
 
 
@@ -247,8 +291,16 @@ def analyze(query: str) -> QueryAnalysis:
             intent = candidate_intent
             break
     lowered = query.lower()
+    issue = is_issue_report(query)
+    code_identifiers: list[str] = []
+    if issue:
+        for span in code_spans(query):
+            for word in _DOTTED.findall(span) + _WORD.findall(span):
+                if len(word) >= 3 and word.lower() not in STOPWORDS:
+                    code_identifiers.append(word)
+    frames = tuple((m.group(1), m.group(3)) for m in _PY_FRAME.finditer(query))
     phrase_sources = list(errors)
-    if not _QUESTION_START.match(query) and not query.rstrip().endswith("?"):
+    if not issue and not _QUESTION_START.match(query) and not query.rstrip().endswith("?"):
         phrase_sources.append(query)  # a pasted message, not a question
     phrases: list[str] = []
     for source in phrase_sources:
@@ -266,6 +318,9 @@ def analyze(query: str) -> QueryAnalysis:
             re.search(r"\b(legacy|deprecated|old|migration|migrat\w+|compat\w*|shim)\b", lowered)
         ),
         mentions_generated=bool(re.search(r"\b(generated|codegen|protobuf|pb2?)\b", lowered)),
+        issue_report=issue,
+        code_identifiers=tuple(dict.fromkeys(code_identifiers)),
+        frames=frames,
     )
 
 

@@ -5,6 +5,8 @@ Names:
 
 * ``hybrid`` — the reference retriever (default);
 * ``bm25-window`` — plain BM25 over 40-line windows, a baseline;
+* ``bm25-file`` — plain BM25 over whole files, one result per file (the anchor of
+  issue-report file localization);
 * ``command:CMD`` — your own pipeline as a program: one JSON request on stdin per case,
   one attempt on stdout (see :mod:`codegold.retrieve.adapters`);
 * ``http:URL`` — your own pipeline as a service: the same request POSTed, the same
@@ -64,6 +66,12 @@ def _window(spec: str, ctx: RetrieverContext) -> Retriever:
     return WindowBM25Retriever.from_index(ctx.index, ctx.repo)
 
 
+def _file(spec: str, ctx: RetrieverContext) -> Retriever:
+    from codegold.retrieve.baseline import FileBM25Retriever
+
+    return FileBM25Retriever.from_index(ctx.index, ctx.repo)
+
+
 def _command(spec: str, ctx: RetrieverContext) -> Retriever:
     from codegold.retrieve.adapters import CommandRetriever
 
@@ -102,6 +110,7 @@ def _langchain(spec: str, ctx: RetrieverContext) -> Retriever:
 for _name, _factory in (
     ("hybrid", _hybrid),
     ("bm25-window", _window),
+    ("bm25-file", _file),
     ("command", _command),
     ("http", _http),
     ("llamaindex", _llamaindex),
