@@ -106,8 +106,11 @@ def main() -> int:
                         # the reference retriever without its issue-report path (as before)
                         old = dataclasses.replace(config, issue_reports=False)
                         retrievers[name] = HybridRetriever(loaded, old, embedder=embedder)
-                    elif name == "bm25-file":
-                        retrievers[name] = FileBM25Retriever.from_index(loaded, git, tokens)
+                    elif name.startswith("bm25-file"):
+                        scope = name.partition(":")[2] or "code"
+                        retrievers[name] = FileBM25Retriever.from_index(
+                            loaded, git, tokens, scope=scope
+                        )
                 for case in by_rev[rev]:
                     row: dict[str, Any] = {"id": case.id, "repo": repo_key}
                     row["gold"] = sorted(

@@ -137,7 +137,7 @@ def _chunk_job(job: _FileJob, config: ChunkerConfig, version: str) -> _FileOut:
 def build_id_for(
     revision: str, policy: PathPolicy, options: BuildOptions
 ) -> tuple[str, dict[str, Any]]:
-    embedding = options.embedder.identity() if options.embedder is not None else None
+    embedding = embedding_identity(options.embedder) if options.embedder is not None else None
     identity = {
         "format": FORMAT_VERSION,
         "revision": revision,
@@ -265,7 +265,7 @@ def _build_into(
             vectors = _embed_all(rows, cache, options.embedder, progress)
             save_vectors(folder / "vectors.npy", vectors)
             signals.append("dense")
-            embedding = options.embedder.identity()
+            embedding = embedding_identity(options.embedder)
     finally:
         cache.close()
     stored = [_stored(e, per_file.get(e.path)) for e in inventory.entries]
@@ -381,6 +381,20 @@ def _batches(todo: list[int], jobs: Sequence[_FileJob], *, target_bytes: int) ->
     return batches
 
 
+#: Which chunks get a vector: source code only (the dense signal reranks
+#: implementation candidates; tests, docs and configuration are left to the lexical
+#: signals, and embedding them would cost about three times as much).
+EMBED_SCOPE = "source"
+
+
+def embedding_identity(embedder: Any) -> dict[str, Any]:
+    return {**embedder.identity(), "scope": EMBED_SCOPE}
+
+
+def embeds(chunk: IndexedChunk) -> bool:
+    return chunk.file_role == "source" and chunk.role in ("definition", "declaration", "call_site")
+
+
 def embedding_text(chunk: IndexedChunk) -> str:
     head = f"{chunk.file}\n{chunk.header}\n" if chunk.header else f"{chunk.file}\n"
     return head + chunk.text
@@ -394,9 +408,9 @@ def _embed_all(
     cached = cache.get_many("vectors", sorted(set(keys)))
     dim = int(embedder.dimension)
     out = np.zeros((len(rows), dim), dtype=np.float32)
-    todo = [i for i, k in enumerate(keys) if k not in cached]
+    todo = [i for i, k in enumerate(keys) if k not in cached and embeds(rows[i])]
     for i, k in enumerate(keys):
-        if k in cached:
+        if k in cached and embeds(rows[i]):
             out[i] = np.frombuffer(cached[k], dtype=np.float32)
     batch = 64
     for s in range(0, len(todo), batch):

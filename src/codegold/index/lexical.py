@@ -69,6 +69,24 @@ class BM25Index:
             out[self.rows[s:e]] += np.float32(weight) * self.weights[s:e]
         return out
 
+    def coverage(self, query_terms: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Per chunk, the idf-weighted share of the distinct query terms it contains
+        (1.0: every term; a term no chunk holds counts for nothing)."""
+        out = np.zeros(self.n_docs, dtype=np.float32)
+        total = 0.0
+        n = self.n_docs
+        for term in dict.fromkeys(query_terms):
+            i = self.vocab.get(term)
+            if i is None:
+                continue
+            s, e = int(self.indptr[i]), int(self.indptr[i + 1])
+            idf = float(np.log1p((n - (e - s) + 0.5) / ((e - s) + 0.5)))
+            out[self.rows[s:e]] += np.float32(idf)
+            total += idf
+        if total > 0:
+            out /= np.float32(total)
+        return out
+
     def top(self, query_terms: Sequence[str], k: int) -> list[tuple[int, float]]:
         """Best ``k`` rows, score descending then row ascending (deterministic)."""
         scores = self.scores(query_terms)

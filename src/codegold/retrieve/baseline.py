@@ -133,14 +133,25 @@ class WindowBM25Retriever:
 
 class FileBM25Retriever:
     """BM25 over whole files, the same plain tokens as the window baseline: one ranked
-    chunk per file, spanning the file (the file-localization literature's BM25)."""
+    chunk per file, spanning the file (the file-localization literature's BM25).
+
+    By default only files in a programming language are documents (tests included, as
+    in the literature); ``scope="all"`` (``bm25-file:all``) takes every indexed file,
+    docs and configuration too."""
 
     name = "bm25-file"
 
-    def __init__(self, index: LoadedIndex, files: list[RetrievedChunk], lexical: BM25Index):
+    def __init__(
+        self,
+        index: LoadedIndex,
+        files: list[RetrievedChunk],
+        lexical: BM25Index,
+        scope: str = "code",
+    ) -> None:
         self.index = index
         self.files = files
         self.lexical = lexical
+        self.scope = scope
 
     @classmethod
     def from_index(
@@ -148,11 +159,15 @@ class FileBM25Retriever:
         index: LoadedIndex,
         repo: GitRepo,
         token_cache: dict[str, list[str]] | None = None,
+        scope: str = "code",
     ) -> FileBM25Retriever:
         """``token_cache`` (blob id to tokens) lets a caller reuse tokenized blobs
         across revisions of one repository."""
         entries = [
-            e for e in index.inventory if e.status in (FileStatus.INDEXED, FileStatus.UNPARSABLE)
+            e
+            for e in index.inventory
+            if e.status in (FileStatus.INDEXED, FileStatus.UNPARSABLE)
+            and (scope == "all" or e.language is not None)
         ]
         cache = token_cache if token_cache is not None else {}
         wanted = sorted({e.blob for e in entries if e.blob not in cache})
@@ -164,15 +179,12 @@ class FileBM25Retriever:
             tokens = cache[entry.blob]
             rows = index.rows_by_file.get(entry.path, [])
             end = max((index.chunks[r].end_line for r in rows), default=1)
-            names = tuple(
-                dict.fromkeys(
-                    n
-                    for r in rows
-                    if index.chunks[r].role in ("definition", "declaration")
-                    for n in index.chunks[r].symbols
-                    or ((index.chunks[r].symbol,) if index.chunks[r].symbol else ())
-                )
-            )
+            defined: list[str] = []
+            for r in rows:
+                c = index.chunks[r]
+                if c.role in ("definition", "declaration"):
+                    defined.extend(c.symbols or ((c.symbol,) if c.symbol else ()))
+            names = tuple(dict.fromkeys(defined))
             role = FILE_ROLE_TO_ROLE.get(str(entry.role))
             if role is None:
                 role = "definition" if names else "call_site"
@@ -191,7 +203,7 @@ class FileBM25Retriever:
                 )
             )
             docs.append(tokens)
-        return cls(index, files, BM25Index.build(docs))
+        return cls(index, files, BM25Index.build(docs), scope)
 
     def retrieve(
         self,
@@ -215,7 +227,9 @@ class FileBM25Retriever:
             rewritten_query=query,
             filters={},
             index=self.index.manifest,
-            retriever=RetrieverInfo(name=self.name, version=__version__, config={}),
+            retriever=RetrieverInfo(
+                name=self.name, version=__version__, config={"scope": self.scope}
+            ),
             candidates=ranked,
             ranked=ranked,
             context_ids=tuple(c.chunk_id for c in ranked[: cutoff or len(ranked)]),

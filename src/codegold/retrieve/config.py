@@ -111,6 +111,17 @@ class RetrieverConfig:
     collapse_duplicates: bool = True
     max_per_symbol: int = 2
     expand_neighbors: int = 0
+    # dense: "rerank" (cosine over the top ``rerank_depth`` lexical results, fused by
+    # reciprocal rank with the lexical rank), "fuse" (a first-stage signal over the
+    # whole corpus), or "off"
+    dense_mode: str = "rerank"
+    rerank_depth: int = 30
+    rerank_k: float = 10.0
+    w_rerank: float = 1.0
+    coverage_strength: float = 0.2
+    hub_lines: int = 120
+    hub_power: float = 0.5
+    sibling_factor: float = 0.4
     # issue reports (a pasted bug report): files ranked by aggregated evidence
     issue_reports: bool = True
     issue_chunk_weight: float = 1.0
@@ -124,6 +135,7 @@ class RetrieverConfig:
     issue_definition_weight: float = 0.5
     issue_test_factor: float = 0.3
     issue_docs_factor: float = 0.3
+    issue_other_factor: float = 0.3
     issue_chunks_per_file: int = 2
     role_preferences: dict[str, dict[str, float]] = field(
         default_factory=lambda: {k: dict(v) for k, v in ROLE_PREFERENCES.items()}
@@ -151,6 +163,7 @@ class RetrieverConfig:
             ("legacy_mode", ("penalty", "filter", "off")),
             ("generated_mode", ("penalty", "filter", "off")),
             ("context_mode", ("prefer", "filter")),
+            ("dense_mode", ("rerank", "fuse", "off")),
         ):
             if getattr(config, name) not in allowed:
                 raise InputError(

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+import numpy as np
+
 from codegold import __version__
 from codegold.attempts import Attempt, RetrievedChunk, RetrieverInfo
 from codegold.cases.model import Context
@@ -23,6 +25,8 @@ from codegold.retrieve.query import Intent, QueryAnalysis, analyze
 
 RETRIEVER_NAME = "codegold-hybrid"
 LEGACY_ROLES = frozenset({"migration"})
+#: Chunk kinds that can be hubs: long type bodies and modules, not functions.
+HUB_KINDS = frozenset({"class", "interface", "type", "struct", "enum", "impl", "trait", "module"})
 
 
 class Retriever(Protocol):
@@ -170,7 +174,7 @@ class HybridRetriever:
             "reference": (cfg.w_reference, refs[: cfg.candidates_per_signal]),
             "path": (cfg.w_path, self._paths(analysis)),
             "phrase": (cfg.w_phrase, self._phrases(analysis)),
-            "dense": (cfg.w_dense, self._dense(analysis)),
+            "dense": (cfg.w_dense, self._dense(analysis) if cfg.dense_mode == "fuse" else []),
         }
         explanations: dict[int, Explanation] = {}
         fused: dict[int, float] = {}
@@ -188,11 +192,17 @@ class HybridRetriever:
         candidates = _order(fused)
         filters = _filters(context)
         ranked: list[tuple[int, float]] = []
+        coverage = (
+            self.index.lexical.coverage(analysis.terms) if cfg.coverage_strength > 0 else None
+        )
+        qualified = [q for q in _qualified(analysis) if self.index.symbols.definitions(q[-2])]
         for row, score in candidates:
             exp = explanations[row]
             exp.fused = score
             named = "symbol" in exp.signals and bool(analysis.identifiers)
             factors = self._factors(row, analysis, context, named=named)
+            if factors is not None:
+                self._precision_factors(row, factors, coverage, qualified, named=named)
             if factors is None:
                 continue
             exp.factors = factors
@@ -202,6 +212,8 @@ class HybridRetriever:
             exp.final = final
             ranked.append((row, final))
         ranked.sort(key=lambda rs: (-rs[1], self.index.chunks[rs[0]].chunk_id))
+        if cfg.dense_mode == "rerank" and cfg.rerank_depth > 0 and cfg.w_rerank > 0:
+            ranked = self._rerank(analysis, ranked, explanations)
         if cfg.collapse_duplicates:
             ranked = self._collapse(ranked, explanations)
         if cfg.max_per_symbol:
@@ -215,6 +227,78 @@ class HybridRetriever:
             ranked=ranked[: cfg.depth],
             explanations=explanations,
         )
+
+    def _precision_factors(
+        self,
+        row: int,
+        factors: dict[str, float],
+        coverage: Any,
+        qualified: list[list[str]],
+        *,
+        named: bool,
+    ) -> None:
+        """Coverage of the query's terms, hub chunks, and siblings of a qualified name."""
+        cfg = self.config
+        chunk = self.index.chunks[row]
+        if coverage is not None:
+            share = float(coverage[row])
+            factors["coverage"] = 1.0 - cfg.coverage_strength * (1.0 - share)
+        lines = chunk.end_line - chunk.start_line + 1
+        if cfg.hub_lines > 0 and lines > cfg.hub_lines and not named and chunk.kind in HUB_KINDS:
+            # a 200-line struct matches every word of a question without answering it
+            factors["hub"] = (cfg.hub_lines / lines) ** cfg.hub_power
+        if qualified and chunk.symbol:
+            verdict = _qualifier_verdict(chunk.symbols or (chunk.symbol,), qualified)
+            if verdict == "sibling":
+                # the query names JsonReader.setLenient: JsonWriter.setLenient is a trap
+                factors["qualifier"] = cfg.sibling_factor
+
+    def _rerank(
+        self,
+        analysis: QueryAnalysis,
+        ranked: list[tuple[int, float]],
+        explanations: dict[int, Explanation],
+    ) -> list[tuple[int, float]]:
+        """Cosine over the top ``rerank_depth`` (chunks that have a vector: source code),
+        fused by reciprocal rank with the lexical rank; the docs, legacy, generated and
+        sibling penalties are applied again after the fusion, so they hold."""
+        vectors = self.index.vectors
+        if self.embedder is None or vectors is None or not ranked:
+            return ranked
+        cfg = self.config
+        head = ranked[: cfg.rerank_depth]
+        rows = [row for row, _ in head]
+        matrix = np.asarray(vectors[rows], dtype=np.float32)
+        has = np.linalg.norm(matrix, axis=1) > 0
+        if not has.any():
+            return ranked
+        query = np.asarray(self.embedder.embed_query(analysis.raw), dtype=np.float32)
+        cosine = matrix @ query
+        dense_order = sorted(
+            (i for i in range(len(rows)) if has[i]), key=lambda i: (-float(cosine[i]), rows[i])
+        )
+        dense_rank = {rows[i]: n for n, i in enumerate(dense_order, start=1)}
+        k = cfg.rerank_k
+        fused: list[tuple[int, float]] = []
+        for lex_rank, (row, _) in enumerate(head, start=1):
+            value = 1.0 / (k + lex_rank)
+            exp = explanations[row]
+            if row in dense_rank:
+                value += cfg.w_rerank / (k + dense_rank[row])
+                exp.signals["rerank"] = (dense_rank[row], round(float(cosine[rows.index(row)]), 6))
+            for name in ("legacy", "generated", "qualifier"):
+                value *= exp.factors.get(name, 1.0)
+            if self.index.chunks[row].role in ("docs", "test", "migration", "generated"):
+                value *= exp.factors.get("role", 1.0)
+            exp.final = value
+            fused.append((row, value))
+        fused.sort(key=lambda rs: (-rs[1], self.index.chunks[rs[0]].chunk_id))
+        floor = fused[-1][1]
+        tail = ranked[cfg.rerank_depth :]
+        if tail and tail[0][1] > 0:
+            scale = floor * 0.999 / tail[0][1]
+            tail = [(row, score * scale) for row, score in tail]
+        return fused + tail
 
     def _search_issue(self, analysis: QueryAnalysis, context: Context | None) -> SearchResult:
         """An issue report: files by aggregated evidence, their best chunks in order."""
@@ -454,6 +538,32 @@ def _names_its_version(path: str, analysis: QueryAnalysis) -> bool:
     """ "how did v3 parse dates" asks about the v3/ copy: no legacy penalty for it."""
     asked = set(_VERSION_WORD.findall(analysis.raw.lower()))
     return bool(asked) and any(part.lower() in asked for part in path.split("/")[:-1])
+
+
+def _qualified(analysis: QueryAnalysis) -> list[list[str]]:
+    """The query's qualified names (``JsonReader.setLenient``), as parts."""
+    out: list[list[str]] = []
+    for ident in analysis.identifiers:
+        parts = [p for p in re.split(r"\.|::|#|->", ident) if p]
+        if len(parts) >= 2 and parts not in out:
+            out.append(parts)
+    return out
+
+
+def _qualifier_verdict(names: tuple[str, ...], qualified: list[list[str]]) -> str | None:
+    """``match`` when a chunk's name ends with a qualified name the query wrote,
+    ``sibling`` when it has the same last part under another qualifier, else None."""
+    verdict: str | None = None
+    for name in names:
+        parts = [p for p in re.split(r"\.|::|#", name) if p]
+        for q in qualified:
+            if parts[-1] != q[-1]:
+                continue
+            if parts[-len(q) :] == q or q[-len(parts) :] == parts:
+                return "match"
+            if len(parts) >= 2:
+                verdict = "sibling"
+    return verdict
 
 
 def _order(scores: dict[int, float]) -> list[tuple[int, float]]:

@@ -66,12 +66,41 @@ def query_weights(analysis: QueryAnalysis, cfg: RetrieverConfig) -> dict[str, fl
     return weights
 
 
-def _role_of(file_role: str) -> str:
+_DOC_DIRS = frozenset({"doc", "docs", "documentation", "example", "examples", "tutorial"})
+
+
+def _role_of(path: str, file_role: str, language: str | None, primary: str | None) -> str:
+    """``test``, ``docs`` (docs files, and code under doc/ or examples/), ``other``
+    (no programming language: translations, templates, data), ``foreign`` (code in
+    another language than the repository's main one: vendored JS in a Python
+    project), else ``source``."""
     if file_role == "test":
         return "test"
-    if file_role == "docs":
+    if file_role == "docs" or any(part in _DOC_DIRS for part in path.split("/")[:-1]):
         return "docs"
+    if language is None:
+        return "other"
+    if primary is not None and language != primary:
+        return "foreign"
     return "source"
+
+
+_PRIMARY: dict[str, str | None] = {}
+
+
+def primary_language(index: LoadedIndex) -> str | None:
+    """The language most source files of the index are written in."""
+    key = str(index.folder)
+    if key not in _PRIMARY:
+        _PRIMARY[key] = _primary(index)
+    return _PRIMARY[key]
+
+
+def _primary(index: LoadedIndex) -> str | None:
+    counts = Counter(
+        e.language for e in index.inventory if e.language and str(e.role) == "source" and e.chunks
+    )
+    return min(counts, key=lambda lang: (-counts[lang], lang)) if counts else None
 
 
 def _suffix_match(path: str, files: dict[str, int]) -> str | None:
@@ -116,11 +145,18 @@ def gather(
     evidence: dict[str, FileEvidence] = {}
     chunks = index.chunks
 
+    primary = primary_language(index)
+    inventory = index.inventory_by_path
+
     def ev(path: str) -> FileEvidence:
         found = evidence.get(path)
         if found is None:
-            rows = index.rows_by_file.get(path, [])
-            role = _role_of(chunks[rows[0]].file_role) if rows else "source"
+            entry = inventory.get(path)
+            role = (
+                _role_of(path, str(entry.role), entry.language, primary)
+                if entry is not None
+                else "source"
+            )
             found = evidence[path] = FileEvidence(role=role)
         return found
 
@@ -195,6 +231,8 @@ def rank_files(
             score *= cfg.issue_test_factor
         elif e.role == "docs":
             score *= cfg.issue_docs_factor
+        elif e.role in ("other", "foreign"):
+            score *= cfg.issue_other_factor
         scored.append((path, score))
     scored.sort(key=lambda fs: (-fs[1], fs[0]))
     return scored

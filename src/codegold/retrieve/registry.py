@@ -5,8 +5,9 @@ Names:
 
 * ``hybrid`` — the reference retriever (default);
 * ``bm25-window`` — plain BM25 over 40-line windows, a baseline;
-* ``bm25-file`` — plain BM25 over whole files, one result per file (the anchor of
-  issue-report file localization);
+* ``bm25-file`` — plain BM25 over whole files in a programming language, one result
+  per file (the anchor of issue-report file localization); ``bm25-file:all`` takes
+  docs and configuration files too;
 * ``command:CMD`` — your own pipeline as a program: one JSON request on stdin per case,
   one attempt on stdout (see :mod:`codegold.retrieve.adapters`);
 * ``http:URL`` — your own pipeline as a service: the same request POSTed, the same
@@ -69,7 +70,10 @@ def _window(spec: str, ctx: RetrieverContext) -> Retriever:
 def _file(spec: str, ctx: RetrieverContext) -> Retriever:
     from codegold.retrieve.baseline import FileBM25Retriever
 
-    return FileBM25Retriever.from_index(ctx.index, ctx.repo)
+    scope = spec.partition(":")[2] or "code"
+    if scope not in ("code", "all"):
+        raise InputError(f"bm25-file: scope must be code or all, not {scope!r}", field="--retriever")
+    return FileBM25Retriever.from_index(ctx.index, ctx.repo, scope=scope)
 
 
 def _command(spec: str, ctx: RetrieverContext) -> Retriever:

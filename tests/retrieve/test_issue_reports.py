@@ -1,0 +1,186 @@
+"""Issue reports: detected from the query, files ranked by aggregated evidence,
+tests and docs demoted, traceback frames mapped to files; the whole-file baseline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codegold.cases import load_suite
+from codegold.corpus.git import GitRepo
+from codegold.corpus.policy import PathPolicy
+from codegold.evaluate.localization import file_acc, heldout, ranked_files
+from codegold.index.build import build_index
+from codegold.index.store import open_index
+from codegold.retrieve.baseline import FileBM25Retriever
+from codegold.retrieve.config import RetrieverConfig
+from codegold.retrieve.hybrid import HybridRetriever
+from codegold.retrieve.query import analyze
+from tests.corpus.gitfixture import make_repo
+
+PARSER = '''"""Duration strings such as 1h30m."""
+
+UNITS = {"h": 3600, "m": 60, "s": 1}
+
+
+def split_units(text):
+    """Split '1h30m' into [(1, 'h'), (30, 'm')]."""
+    out, number = [], ""
+    for char in text:
+        if char.isdigit():
+            number += char
+        else:
+            out.append((int(number), char))
+            number = ""
+    return out
+
+
+def parse_duration(text):
+    """Seconds in a duration string."""
+    total = 0
+    for value, unit in split_units(text):
+        total += value * UNITS[unit]
+    return total
+'''
+
+FORMAT = '''def format_duration(seconds):
+    """The shortest duration string for a number of seconds."""
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h{minutes}m{secs}s"
+'''
+
+TESTS = '''from durations.parser import parse_duration
+
+
+def test_parse_duration_hours_minutes():
+    assert parse_duration("1h30m") == 5400
+
+
+def test_parse_duration_days():
+    # days are not supported yet: parse_duration("2d") raises KeyError
+    assert parse_duration("2h") == 7200
+
+
+def test_parse_duration_trailing_number():
+    # a trailing number without unit, parse_duration("90")
+    assert parse_duration("90s") == 90
+'''
+
+DOCS = """# Durations
+
+`parse_duration("1h30m")` returns seconds. Units: h, m, s. A trailing number
+without a unit, such as `parse_duration("90")`, is not a duration.
+"""
+
+ISSUE = """parse_duration silently drops a trailing number without unit
+
+When I call parse_duration with a string that ends in a number without a unit,
+the number is lost instead of being counted as seconds or raising an error.
+
+```python
+from durations.parser import parse_duration
+parse_duration("1h30")   # expected 3630 or an error
+```
+
+What happened: it returns 3600. With "2d" it fails:
+
+```
+Traceback (most recent call last):
+  File "/home/me/repro.py", line 2, in <module>
+    parse_duration("2d")
+  File "/usr/lib/python3/site-packages/durations/parser.py", line 21, in parse_duration
+    total += value * UNITS[unit]
+KeyError: 'd'
+```
+"""
+
+PLAIN = """parse_duration drops a trailing number
+
+parse_duration("1h30") returns 3600, expected 3630: the trailing number has no unit
+and is lost. Same for parse_duration("90"), which returns 0 instead of 90.
+Days are not supported either: parse_duration("2d") fails.
+"""
+
+
+def _repo(tmp_path: Path) -> tuple[Path, str]:
+    repo, (sha,) = make_repo(
+        tmp_path / "r",
+        [
+            {
+                "durations/__init__.py": "",
+                "durations/parser.py": PARSER,
+                "durations/format.py": FORMAT,
+                "tests/test_parser.py": TESTS,
+                "docs/durations.md": DOCS,
+            }
+        ],
+    )
+    return repo, sha
+
+
+def test_issue_reports_are_told_from_questions_and_pasted_errors() -> None:
+    assert analyze(ISSUE).issue_report
+    assert not analyze("how does parse_duration handle a trailing number?").issue_report
+    assert not analyze("KeyError: 'd'").issue_report
+    frames = analyze(ISSUE).frames
+    assert ("/usr/lib/python3/site-packages/durations/parser.py", "parse_duration") in frames
+    assert "parse_duration" in analyze(ISSUE).code_identifiers
+
+
+def test_the_fixed_file_comes_first_and_tests_and_docs_are_demoted(tmp_path: Path) -> None:
+    repo, sha = _repo(tmp_path)
+    root = tmp_path / "idx"
+    with GitRepo(repo) as git:
+        build_index(git, sha, root, policy=PathPolicy())
+        index = open_index(root, sha)
+        attempt = HybridRetriever(index).retrieve(
+            ISSUE, case_id="c", attempt_id="c#1", cutoff=5
+        )
+        baseline = FileBM25Retriever.from_index(index, git).retrieve(
+            ISSUE, case_id="c", attempt_id="c#1", cutoff=5
+        )
+    files = ranked_files(attempt)
+    assert files[0] == "durations/parser.py"
+    # a report without traceback or import: the reproducer's words match the test
+    # file and the docs best; demoted, they fall below the file to fix
+    demoted = ranked_files(HybridRetriever(index).retrieve(PLAIN, case_id="c", attempt_id="a"))
+    plain = RetrieverConfig(issue_test_factor=1.0, issue_docs_factor=1.0)
+    undemoted = ranked_files(
+        HybridRetriever(index, plain).retrieve(PLAIN, case_id="c", attempt_id="a")
+    )
+    assert undemoted[:3] == ["tests/test_parser.py", "docs/durations.md", "durations/parser.py"]
+    assert demoted[0] == "durations/parser.py"
+    # one chunk per file until every ranked file has had its best chunk
+    head = [c.file for c in attempt.ranked[: len(files)]]
+    assert head == files
+    scores = [c.score for c in attempt.ranked]
+    assert scores == sorted(scores, reverse=True)
+    assert attempt.debug["analysis"]["queryClass"] == "issue_report"
+    # the plain whole-file baseline: one whole-file chunk per file; the reproducer's
+    # words put the test file above the fix
+    assert len({c.file for c in baseline.ranked}) == len(baseline.ranked)
+    first = baseline.ranked[0]
+    assert first.file == "tests/test_parser.py" and first.start_line == 1
+    assert first.end_line == len(TESTS.splitlines())
+
+
+def test_file_level_accuracy_and_the_fixed_hold_out(tmp_path: Path) -> None:
+    suite_path = tmp_path / "s.yaml"
+    suite_path.write_text(
+        "suite: s\nrepository: {name: r, revision: " + "a" * 40 + "}\ncases:\n"
+        "  - id: one\n    query: q\n    accepted: [{file: a.py}]\n"
+        "  - id: two\n    query: q\n    groups:\n"
+        "      - {id: g1, anyOf: [{file: a.py}]}\n"
+        "      - {id: g2, anyOf: [{file: b.py}]}\n"
+    )
+    one, two = load_suite(suite_path).cases
+    assert file_acc(one, ["a.py", "b.py"], 1)
+    assert not file_acc(one, ["b.py", "a.py"], 1)
+    assert not file_acc(two, ["a.py", "c.py", "b.py"], 2)
+    assert file_acc(two, ["a.py", "c.py", "b.py"], 3)
+    # the split is a pure function of the id (sha256 of it, first 8 hex digits % 10 < 4)
+    assert [heldout(f"sympy__sympy-{n}") for n in (11618, 12096, 13031)] == [
+        int(__import__("hashlib").sha256(f"sympy__sympy-{n}".encode()).hexdigest()[:8], 16) % 10
+        < 4
+        for n in (11618, 12096, 13031)
+    ]
