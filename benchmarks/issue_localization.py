@@ -25,15 +25,15 @@ from typing import Any
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from codegold.cases import load_suite  # noqa: E402
-from codegold.corpus.git import GitRepo  # noqa: E402
-from codegold.corpus.policy import load_policy  # noqa: E402
-from codegold.evaluate.localization import file_acc, heldout, ranked_files  # noqa: E402
-from codegold.index.build import BuildOptions, build_index  # noqa: E402
-from codegold.index.store import open_index  # noqa: E402
-from codegold.retrieve.baseline import FileBM25Retriever  # noqa: E402
-from codegold.retrieve.config import RetrieverConfig  # noqa: E402
-from codegold.retrieve.hybrid import HybridRetriever  # noqa: E402
+from codegold.cases import load_suite
+from codegold.corpus.git import GitRepo
+from codegold.corpus.policy import load_policy
+from codegold.evaluate.localization import file_acc, heldout, ranked_files
+from codegold.index.build import BuildOptions, build_index
+from codegold.index.store import open_index
+from codegold.retrieve.baseline import FileBM25Retriever
+from codegold.retrieve.config import RetrieverConfig
+from codegold.retrieve.hybrid import HybridRetriever
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "swebench-verified-dev"
 if not DATA.is_dir():
@@ -113,9 +113,7 @@ def main() -> int:
                         )
                 for case in by_rev[rev]:
                     row: dict[str, Any] = {"id": case.id, "repo": repo_key}
-                    row["gold"] = sorted(
-                        {t.file or "" for g in case.groups for t in g.any_of}
-                    )
+                    row["gold"] = sorted({t.file or "" for g in case.groups for t in g.any_of})
                     for name, retriever in retrievers.items():
                         attempt = retriever.retrieve(
                             case.query, case_id=case.id, attempt_id=case.id, cutoff=5
@@ -136,14 +134,26 @@ def main() -> int:
                         keep = sorted(
                             evidence.items(), key=lambda kv: -(kv[1].chunk + kv[1].whole)
                         )[:400]
-                        keep += [kv for kv in evidence.items() if kv[1].frame or kv[1].path
-                                 or kv[1].module or kv[1].definition]
-                        dumps.append({"id": case.id, "repo": repo_key, "gold": row["gold"],
-                                      "groups": [[t.file for t in g.any_of]
-                                                 for g in case.groups],
-                                      "files": {p: e.as_dict() for p, e in keep}})
-        print(f"{repo_key}: {len(cases)} cases, {len(by_rev)} revisions, "
-              f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+                        keep += [
+                            kv
+                            for kv in evidence.items()
+                            if kv[1].frame or kv[1].path or kv[1].module or kv[1].definition
+                        ]
+                        dumps.append(
+                            {
+                                "id": case.id,
+                                "repo": repo_key,
+                                "gold": row["gold"],
+                                "groups": [[t.file for t in g.any_of] for g in case.groups],
+                                "files": {p: e.as_dict() for p, e in keep},
+                            }
+                        )
+        print(
+            f"{repo_key}: {len(cases)} cases, {len(by_rev)} revisions, "
+            f"{time.perf_counter() - t0:.0f} s",
+            file=sys.stderr,
+            flush=True,
+        )
     if args.index_only:
         return 0
     names = args.retrievers

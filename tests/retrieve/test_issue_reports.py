@@ -49,7 +49,7 @@ FORMAT = '''def format_duration(seconds):
     return f"{hours}h{minutes}m{secs}s"
 '''
 
-TESTS = '''from durations.parser import parse_duration
+TESTS = """from durations.parser import parse_duration
 
 
 def test_parse_duration_hours_minutes():
@@ -64,7 +64,7 @@ def test_parse_duration_days():
 def test_parse_duration_trailing_number():
     # a trailing number without unit, parse_duration("90")
     assert parse_duration("90s") == 90
-'''
+"""
 
 DOCS = """# Durations
 
@@ -133,9 +133,7 @@ def test_the_fixed_file_comes_first_and_tests_and_docs_are_demoted(tmp_path: Pat
     with GitRepo(repo) as git:
         build_index(git, sha, root, policy=PathPolicy())
         index = open_index(root, sha)
-        attempt = HybridRetriever(index).retrieve(
-            ISSUE, case_id="c", attempt_id="c#1", cutoff=5
-        )
+        attempt = HybridRetriever(index).retrieve(ISSUE, case_id="c", attempt_id="c#1", cutoff=5)
         baseline = FileBM25Retriever.from_index(index, git).retrieve(
             ISSUE, case_id="c", attempt_id="c#1", cutoff=5
         )
@@ -180,7 +178,6 @@ def test_file_level_accuracy_and_the_fixed_hold_out(tmp_path: Path) -> None:
     assert file_acc(two, ["a.py", "c.py", "b.py"], 3)
     # the split is a pure function of the id (sha256 of it, first 8 hex digits % 10 < 4)
     assert [heldout(f"sympy__sympy-{n}") for n in (11618, 12096, 13031)] == [
-        int(__import__("hashlib").sha256(f"sympy__sympy-{n}".encode()).hexdigest()[:8], 16) % 10
-        < 4
+        int(__import__("hashlib").sha256(f"sympy__sympy-{n}".encode()).hexdigest()[:8], 16) % 10 < 4
         for n in (11618, 12096, 13031)
     ]

@@ -207,9 +207,7 @@ def gather(
     return evidence, chunk_scores
 
 
-def rank_files(
-    evidence: dict[str, FileEvidence], cfg: RetrieverConfig
-) -> list[tuple[str, float]]:
+def rank_files(evidence: dict[str, FileEvidence], cfg: RetrieverConfig) -> list[tuple[str, float]]:
     """Files by fused evidence: each signal divided by its best, weighted, summed;
     tests and docs multiplied down."""
     if not evidence:

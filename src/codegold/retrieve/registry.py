@@ -72,7 +72,9 @@ def _file(spec: str, ctx: RetrieverContext) -> Retriever:
 
     scope = spec.partition(":")[2] or "code"
     if scope not in ("code", "all"):
-        raise InputError(f"bm25-file: scope must be code or all, not {scope!r}", field="--retriever")
+        raise InputError(
+            f"bm25-file: scope must be code or all, not {scope!r}", field="--retriever"
+        )
     return FileBM25Retriever.from_index(ctx.index, ctx.repo, scope=scope)
 
 
