@@ -130,11 +130,11 @@ def query_latency(root: Path, rev: str, queries: list[str], embedder: str) -> di
     }
 
 
-def run_corpus(name: str, embedder: str, n_queries: int) -> None:
+def run_corpus(name: str, embedder: str, n_queries: int) -> dict[str, float]:
     repo = CORPORA / name
     if not repo.exists():
         print(f"{name}: not built; run: python benchmarks/corpora.py {name}")
-        return
+        return {}
     revs = revisions(repo)
     with tempfile.TemporaryDirectory(prefix=f"cg-{name}-") as tmp:
         root = Path(tmp) / "index"
@@ -165,6 +165,7 @@ def run_corpus(name: str, embedder: str, n_queries: int) -> None:
                 f"{stats['filesFromCache']} from cache"
             )
         shutil.rmtree(root, ignore_errors=True)
+    return {"index": cold["wall"], "p95": lat["p95"]}
 
 
 def main() -> None:
@@ -174,9 +175,13 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     args = parser.parse_args()
     for name in args.corpus or ["django", "zod"]:
-        run_corpus(name, "none", args.queries)
-        if args.dense:
-            run_corpus(name, args.dense, args.queries)
+        lexical = run_corpus(name, "none", args.queries)
+        if args.dense and lexical:
+            dense = run_corpus(name, args.dense, args.queries)
+            print(
+                f"{name} [{args.dense}] vs lexical only: index time x{dense['index'] / lexical['index']:.1f}, "
+                f"query p95 {dense['p95']:.1f} ms vs {lexical['p95']:.1f} ms"
+            )
 
 
 if __name__ == "__main__":

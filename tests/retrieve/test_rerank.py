@@ -1,0 +1,167 @@
+"""Precision after the first stage: a qualified name demotes its siblings, hub chunks
+and partial matches give way, the MiniLM rerank over the top 30 (source chunks only),
+and the docs and legacy penalties holding after it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codegold.corpus.git import GitRepo
+from codegold.corpus.policy import PathPolicy
+from codegold.index.build import BuildOptions, build_index
+from codegold.index.store import open_index
+from codegold.retrieve.config import RetrieverConfig
+from codegold.retrieve.hybrid import HybridRetriever
+from tests.corpus.gitfixture import make_repo
+
+READER = '''class JsonReader:
+    """Reads JSON tokens from a stream."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.lenient = False
+
+    def set_lenient(self, lenient):
+        """Accept comments and unquoted names when reading."""
+        self.lenient = lenient
+
+    def next_token(self):
+        return self.stream.read(1)
+'''
+
+WRITER = '''class JsonWriter:
+    """Writes JSON tokens to a stream."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.lenient = False
+
+    def set_lenient(self, lenient):
+        """Lenient mode does what the reader's lenient mode does: with lenient mode
+        set, what the reader accepts in lenient mode the writer writes in lenient
+        mode (NaN, comments), so a lenient reader reads what it does."""
+        self.lenient = lenient
+
+    def value(self, v):
+        self.stream.write(repr(v))
+'''
+
+BACKOFF = '''import random
+
+
+def compute_delay(attempt, base=0.5, cap=30.0):
+    """Seconds to sleep before the next retry: doubles each time, with jitter."""
+    return min(cap, base * (2 ** attempt)) * random.uniform(0.5, 1.0)
+
+
+def parse_header(raw):
+    """Split a raw header line into name and value."""
+    name, _, value = raw.partition(":")
+    return name.strip().lower(), value.strip()
+
+
+def format_size(n):
+    """Human-readable byte counts."""
+    for unit in ("B", "KB", "MB"):
+        if n < 1024:
+            return f"{n}{unit}"
+        n //= 1024
+    return f"{n}GB"
+'''
+
+RETRY_DOCS = """# Retries
+
+How long do we wait before retrying a failed request? We wait before retrying:
+the wait before retrying grows with every failed request we retry.
+"""
+
+LEGACY = '''def compute_delay(attempt):
+    """Old fixed wait before retrying a failed request (kept for v1 clients)."""
+    return 1.0
+'''
+
+
+def _index(tmp_path: Path, files: dict[str, str], embedder: object = None) -> object:
+    repo, (sha,) = make_repo(tmp_path / "r", [files])
+    root = tmp_path / "idx"
+    with GitRepo(repo) as git:
+        build_index(git, sha, root, policy=PathPolicy(), options=BuildOptions(embedder=embedder))
+    return open_index(root, sha)
+
+
+def _symbols(index: object, ranked: list[tuple[int, float]]) -> list[str | None]:
+    return [index.chunks[row].symbol for row, _ in ranked]  # type: ignore[attr-defined]
+
+
+def test_a_qualified_name_demotes_the_same_method_of_another_class(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"json/reader.py": READER, "json/writer.py": WRITER})
+    query = "what does JsonReader.set_lenient do with lenient mode?"
+    ranked = HybridRetriever(index).search(query).ranked  # type: ignore[arg-type]
+    # (classes this small are one chunk each, named by the class and its methods)
+    assert [index.chunks[r].file for r, _ in ranked][:2] == ["json/reader.py", "json/writer.py"]  # type: ignore[attr-defined]
+    result = HybridRetriever(index).search(query)  # type: ignore[arg-type]
+    plain = HybridRetriever(index, RetrieverConfig(sibling_factor=1.0)).search(query)  # type: ignore[arg-type]
+
+    def writer_score(res: object) -> float:
+        return next(s for r, s in res.ranked if index.chunks[r].file == "json/writer.py")  # type: ignore[attr-defined]
+
+    writer = next(r for r, _ in result.ranked if index.chunks[r].file == "json/writer.py")  # type: ignore[attr-defined]
+    assert result.explanations[writer].factors["qualifier"] == RetrieverConfig().sibling_factor
+    # the sibling ends far behind; undemoted it is nearly level with the answer
+    reader_score = result.ranked[0][1]
+    assert writer_score(result) < 0.5 * reader_score < 0.5 * plain.ranked[0][1] / 0.9
+    assert writer_score(plain) > 0.9 * plain.ranked[0][1]
+
+
+def test_a_variable_qualifier_is_not_a_class(tmp_path: Path) -> None:
+    """``reader.set_lenient`` names no class (no ``reader`` is defined): nothing is demoted."""
+    index = _index(tmp_path, {"json/reader.py": READER, "json/writer.py": WRITER})
+    result = HybridRetriever(index).search("why does reader.set_lenient not stick?")  # type: ignore[arg-type]
+    assert all("qualifier" not in e.factors for e in result.explanations.values())
+
+
+def _builtin() -> object:
+    pytest.importorskip("onnxruntime")
+    from codegold.index.embed import BuiltinEmbedder, builtin_available
+
+    if not builtin_available():
+        pytest.skip("the built-in model is not installed")
+    return BuiltinEmbedder(threads=1)
+
+
+def test_rerank_embeds_source_only_and_keeps_docs_and_legacy_below(tmp_path: Path) -> None:
+    embedder = _builtin()
+    files = {
+        "net/backoff.py": BACKOFF,
+        "net/legacy/backoff.py": LEGACY,
+        "docs/retries.md": RETRY_DOCS,
+        "tests/test_backoff.py": "def test_delay():\n    assert compute_delay(0) <= 0.5\n",
+    }
+    repo, (sha,) = make_repo(tmp_path / "r", [files])
+    root = tmp_path / "idx"
+    policy = PathPolicy()
+    with GitRepo(repo) as git:
+        manifest = build_index(
+            git, sha, root, policy=policy, options=BuildOptions(embedder=embedder)
+        )
+    index = open_index(root, sha)
+    assert "dense" in (manifest.signals or ())
+    assert manifest.embedding is not None and manifest.embedding["scope"] == "source"
+    assert index.vectors is not None
+    norms = np.linalg.norm(index.vectors, axis=1)
+    for row, chunk in enumerate(index.chunks):
+        assert (norms[row] > 0) == (chunk.file_role == "source"), chunk.file
+    query = "how long do we wait before retrying a failed request?"
+    result = HybridRetriever(index, embedder=embedder).search(query)
+    files_in_order = [index.chunks[r].file for r, _ in result.ranked]
+    top = result.ranked[0][0]
+    assert index.chunks[top].symbol == "compute_delay"
+    assert index.chunks[top].file == "net/backoff.py"
+    assert "rerank" in result.explanations[top].signals
+    assert files_in_order.index("net/backoff.py") < files_in_order.index("docs/retries.md")
+    # the same index without a model at query time: the lexical ranking, no rerank
+    lexical = HybridRetriever(index).search(query)
+    assert all("rerank" not in e.signals for e in lexical.explanations.values())
