@@ -192,17 +192,17 @@ class HybridRetriever:
         candidates = _order(fused)
         filters = _filters(context)
         ranked: list[tuple[int, float]] = []
-        coverage = (
-            self.index.lexical.coverage(analysis.terms) if cfg.coverage_strength > 0 else None
-        )
         qualified = [q for q in _qualified(analysis) if self.index.symbols.definitions(q[-2])]
         for row, score in candidates:
             exp = explanations[row]
             exp.fused = score
             named = "symbol" in exp.signals and bool(analysis.identifiers)
             factors = self._factors(row, analysis, context, named=named)
-            if factors is not None:
-                self._precision_factors(row, factors, coverage, qualified, named=named)
+            chunk = self.index.chunks[row]
+            if factors is not None and qualified and chunk.symbol is not None:
+                if _qualifier_verdict(chunk.symbols or (chunk.symbol,), qualified) == "sibling":
+                    # the query names JsonReader.setLenient: JsonWriter.setLenient is a trap
+                    factors["qualifier"] = cfg.sibling_factor
             if factors is None:
                 continue
             exp.factors = factors
@@ -228,30 +228,25 @@ class HybridRetriever:
             explanations=explanations,
         )
 
-    def _precision_factors(
-        self,
-        row: int,
-        factors: dict[str, float],
-        coverage: Any,
-        qualified: list[list[str]],
-        *,
-        named: bool,
-    ) -> None:
-        """Coverage of the query's terms, hub chunks, and siblings of a qualified name."""
+    def _precision(
+        self, row: int, coverage: Any, analysis: QueryAnalysis, exp: Explanation
+    ) -> float:
+        """Rerank-stage multipliers: the idf-weighted share of the query's terms the
+        chunk holds, and a penalty for hub chunks (a 200-line struct or module matches
+        every word of a question without answering it)."""
         cfg = self.config
         chunk = self.index.chunks[row]
+        factor = 1.0
         if coverage is not None:
             share = float(coverage[row])
-            factors["coverage"] = 1.0 - cfg.coverage_strength * (1.0 - share)
+            exp.factors["coverage"] = 1.0 - cfg.coverage_strength * (1.0 - share)
+            factor *= exp.factors["coverage"]
         lines = chunk.end_line - chunk.start_line + 1
+        named = "symbol" in exp.signals and bool(analysis.identifiers)
         if cfg.hub_lines > 0 and lines > cfg.hub_lines and not named and chunk.kind in HUB_KINDS:
-            # a 200-line struct matches every word of a question without answering it
-            factors["hub"] = (cfg.hub_lines / lines) ** cfg.hub_power
-        if qualified and chunk.symbol:
-            verdict = _qualifier_verdict(chunk.symbols or (chunk.symbol,), qualified)
-            if verdict == "sibling":
-                # the query names JsonReader.setLenient: JsonWriter.setLenient is a trap
-                factors["qualifier"] = cfg.sibling_factor
+            exp.factors["hub"] = (cfg.hub_lines / lines) ** cfg.hub_power
+            factor *= exp.factors["hub"]
+        return factor
 
     def _rerank(
         self,
@@ -260,8 +255,9 @@ class HybridRetriever:
         explanations: dict[int, Explanation],
     ) -> list[tuple[int, float]]:
         """Cosine over the top ``rerank_depth`` (chunks that have a vector: source code),
-        fused by reciprocal rank with the lexical rank; the docs, legacy, generated and
-        sibling penalties are applied again after the fusion, so they hold."""
+        fused by reciprocal rank with the lexical rank, times query-term coverage and
+        the hub penalty; the docs, legacy, generated and sibling penalties are applied
+        again after the fusion, so they hold."""
         vectors = self.index.vectors
         if self.embedder is None or vectors is None or not ranked:
             return ranked
@@ -279,6 +275,9 @@ class HybridRetriever:
         )
         dense_rank = {rows[i]: n for n, i in enumerate(dense_order, start=1)}
         k = cfg.rerank_k
+        coverage = (
+            self.index.lexical.coverage(analysis.terms) if cfg.coverage_strength > 0 else None
+        )
         fused: list[tuple[int, float]] = []
         for lex_rank, (row, _) in enumerate(head, start=1):
             value = 1.0 / (k + lex_rank)
@@ -286,6 +285,7 @@ class HybridRetriever:
             if row in dense_rank:
                 value += cfg.w_rerank / (k + dense_rank[row])
                 exp.signals["rerank"] = (dense_rank[row], round(float(cosine[rows.index(row)]), 6))
+            value *= self._precision(row, coverage, analysis, exp)
             for name in ("legacy", "generated", "qualifier"):
                 value *= exp.factors.get(name, 1.0)
             if self.index.chunks[row].role in ("docs", "test", "migration", "generated"):
