@@ -178,8 +178,9 @@ def main() -> None:
         lexical = run_corpus(name, "none", args.queries)
         if args.dense and lexical:
             dense = run_corpus(name, args.dense, args.queries)
+            multiple = dense["index"] / lexical["index"]
             print(
-                f"{name} [{args.dense}] vs lexical only: index time x{dense['index'] / lexical['index']:.1f}, "
+                f"{name} [{args.dense}] vs lexical only: index time x{multiple:.1f}, "
                 f"query p95 {dense['p95']:.1f} ms vs {lexical['p95']:.1f} ms"
             )
 

@@ -199,10 +199,14 @@ class HybridRetriever:
             named = "symbol" in exp.signals and bool(analysis.identifiers)
             factors = self._factors(row, analysis, context, named=named)
             chunk = self.index.chunks[row]
-            if factors is not None and qualified and chunk.symbol is not None:
-                if _qualifier_verdict(chunk.symbols or (chunk.symbol,), qualified) == "sibling":
-                    # the query names JsonReader.setLenient: JsonWriter.setLenient is a trap
-                    factors["qualifier"] = cfg.sibling_factor
+            if (
+                factors is not None
+                and qualified
+                and chunk.symbol is not None
+                and _qualifier_verdict(chunk.symbols or (chunk.symbol,), qualified) == "sibling"
+            ):
+                # the query names JsonReader.setLenient: JsonWriter.setLenient is a trap
+                factors["qualifier"] = cfg.sibling_factor
             if factors is None:
                 continue
             exp.factors = factors
