@@ -162,6 +162,8 @@ def test_rerank_embeds_source_only_and_keeps_docs_and_legacy_below(tmp_path: Pat
     assert index.chunks[top].file == "net/backoff.py"
     assert "rerank" in result.explanations[top].signals
     assert files_in_order.index("net/backoff.py") < files_in_order.index("docs/retries.md")
+    attempt = HybridRetriever(index, embedder=embedder).retrieve(query, case_id="c", attempt_id="a")
+    assert "rerank" in attempt.debug["signals"] and "lexical" in attempt.debug["signals"]
     # the same index without a model at query time: the lexical ranking, no rerank
-    lexical = HybridRetriever(index).search(query)
-    assert all("rerank" not in e.signals for e in lexical.explanations.values())
+    lexical = HybridRetriever(index).retrieve(query, case_id="c", attempt_id="a")
+    assert "rerank" not in lexical.debug["signals"]

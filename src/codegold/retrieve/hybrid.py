@@ -530,7 +530,11 @@ class HybridRetriever:
             context_ids=context_ids,
             started_at=started.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
             duration_ms=round((time.perf_counter() - t0) * 1000, 3),
-            debug={"analysis": result.analysis.as_dict()},
+            debug={
+                "analysis": result.analysis.as_dict(),
+                # the signals that ran for this query (``rerank``: the model reranked)
+                "signals": sorted({n for e in result.explanations.values() for n in e.signals}),
+            },
         )
 
 
