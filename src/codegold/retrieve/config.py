@@ -117,7 +117,7 @@ class RetrieverConfig:
     dense_mode: str = "rerank"
     rerank_depth: int = 30
     rerank_k: float = 10.0
-    w_rerank: float = 1.0
+    w_rerank: float = 0.5
     coverage_strength: float = 0.2
     hub_lines: int = 120
     hub_power: float = 0.5
