@@ -164,6 +164,8 @@ def _decode_line(
         return resolved
     except msgspec.DecodeError as exc:
         raise InputError(f"invalid JSON: {exc}", file=str(p), line=number) from None
+    except RecursionError:
+        raise InputError("nested too deeply to read", file=str(p), line=number) from None
     if attempt.index is None and assume_revision is not None:
         attempt = msgspec.structs.replace(
             attempt, index=asserted_manifest(assume_revision, source="--assume-revision")

@@ -1,4 +1,12 @@
-"""Loading gold suites: YAML, JSON or JSONL, whole or not at all."""
+"""Loading gold suites: YAML, JSON or JSONL, whole or not at all.
+
+A suite is bounded before anything is built from it: at most
+:data:`MAX_SUITE_DEPTH` levels of nested mappings and lists, and at most
+:data:`MAX_SUITE_NODES` values once every YAML alias is expanded (an alias counts
+as a copy of what it names, as the loaded suite will hold it). A file past either
+bound is refused with exit 2 before it is loaded, so a small "billion laughs" file
+cannot exhaust memory or time, and a deeply nested one cannot crash the parser.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +31,8 @@ from codegold.cases.model import (
 from codegold.errors import InputError
 
 DEFAULT_CUTOFF = 5
+MAX_SUITE_DEPTH = 64
+MAX_SUITE_NODES = 2_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +161,79 @@ def _decode_text(path: Path, data: bytes) -> str:
         ) from None
 
 
+def _check_yaml_bounds(path: Path, text: str) -> None:
+    """Depth and alias-expanded size of a YAML document, from parser events only
+    (no node is composed, so neither bound can be hit while checking it)."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    sizes: dict[str, int] = {}
+    frames: list[tuple[str | None, int]] = []  # (anchor, expanded count at start)
+    total = 0
+    try:
+        for event in yaml.parse(text, Loader=loader):
+            if isinstance(event, yaml.ScalarEvent):
+                total += 1
+                if event.anchor is not None:
+                    sizes[event.anchor] = 1
+            elif isinstance(event, yaml.AliasEvent):
+                total += sizes.get(str(event.anchor), 1)
+            elif isinstance(event, yaml.CollectionStartEvent):
+                total += 1
+                frames.append((event.anchor, total - 1))
+                if len(frames) > MAX_SUITE_DEPTH:
+                    line = event.start_mark.line + 1 if event.start_mark else None
+                    raise InputError(
+                        f"nested deeper than {MAX_SUITE_DEPTH} levels "
+                        "(a suite needs a handful; the file is not a suite)",
+                        file=str(path),
+                        line=line,
+                    )
+            elif isinstance(event, yaml.CollectionEndEvent) and frames:
+                anchor, start = frames.pop()
+                if anchor is not None:
+                    sizes[anchor] = total - start
+            else:
+                continue
+            if total > MAX_SUITE_NODES:
+                mark = event.start_mark
+                raise InputError(
+                    f"more than {MAX_SUITE_NODES:,} values once YAML aliases are expanded "
+                    "(alias expansion is bounded; write the cases out, or split the suite)",
+                    file=str(path),
+                    line=mark.line + 1 if mark else None,
+                )
+    except yaml.YAMLError:
+        return  # the loader reports syntax errors with their line
+
+
+def _depth(value: Any) -> int:
+    """How deeply lists and mappings nest in a decoded document (iteratively)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, depth)
+            if depth <= MAX_SUITE_DEPTH:
+                stack.extend((child, depth + 1) for child in item)
+    return deepest
+
+
 def _parse_document(path: Path, text: str) -> Any:
+    try:
+        raw = _parse_bounded(path, text)
+        if path.suffix.lower() in (".json", ".jsonl") and _depth(raw) > MAX_SUITE_DEPTH:
+            raise RecursionError
+        return raw
+    except RecursionError:
+        raise InputError(
+            f"nested deeper than {MAX_SUITE_DEPTH} levels (the file is not a suite)",
+            file=str(path),
+        ) from None
+
+
+def _parse_bounded(path: Path, text: str) -> Any:
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
         cases: list[Any] = []
@@ -168,6 +250,7 @@ def _parse_document(path: Path, text: str) -> Any:
             return msgspec.json.decode(text)
         except msgspec.DecodeError as exc:
             raise InputError(f"invalid JSON: {exc}", file=str(path)) from None
+    _check_yaml_bounds(path, text)
     try:
         return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:

@@ -80,6 +80,10 @@ def main(argv: list[str] | None = None) -> Any:
     except CodegoldError as exc:
         click.echo(f"codegold: error: {exc}", err=True)
         sys.exit(exc.exit_code)
+    except RecursionError:
+        # Every reader bounds its own input; this is the net under one that does not.
+        click.echo("codegold: error: an input file is nested too deeply to read", err=True)
+        sys.exit(2)
     except click.exceptions.Abort:
         click.echo("codegold: aborted", err=True)
         sys.exit(130)

@@ -130,6 +130,8 @@ def load_results(path: str | Path) -> list[CaseResult]:
         raise _record_error(exc, raw, str(p)) from None
     except msgspec.DecodeError as exc:
         raise _not_json(exc, p) from None
+    except RecursionError:
+        raise InputError("nested too deeply to read", file=str(p)) from None
 
 
 def as_records(records: Sequence[RecordLike], *, source: str | None = None) -> list[CaseResult]:
