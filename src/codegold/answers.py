@@ -552,10 +552,11 @@ def write_answer_artifacts(
 ) -> dict[str, Any]:
     """Write ``answers.json`` (one object per answer) and ``answers_summary.json``."""
     from codegold._io import write_json_array_atomic, write_json_atomic
+    from codegold.redact import redact_json
 
     out = Path(out_dir)
     summary = answers_document(report, sources)
-    write_json_array_atomic(out / ANSWERS, (r.to_dict() for r in report.results))
+    write_json_array_atomic(out / ANSWERS, (redact_json(r.to_dict())[0] for r in report.results))
     write_json_atomic(out / ANSWERS_SUMMARY, summary)
     return summary
 
@@ -568,10 +569,11 @@ def update_run(
     Both writes are atomic; results first, as ``codegold run`` writes them."""
     from codegold._io import write_json_array_atomic, write_json_atomic
     from codegold.evaluate.summary import summarize
+    from codegold.redact import redact_record
     from codegold.report.artifacts import RESULTS, SUMMARY
 
     folder = Path(run_dir)
-    updated = apply_to_records(records, report)
+    updated = [redact_record(r)[0] for r in apply_to_records(records, report)]
     identity: dict[str, Any] = {}
     try:
         previous = msgspec.json.decode((folder / SUMMARY).read_bytes())

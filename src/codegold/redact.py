@@ -28,6 +28,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from codegold.attempts import Attempt, RetrievedChunk
     from codegold.evaluate.records import CaseResult
 
 __all__ = [
@@ -35,8 +36,11 @@ __all__ = [
     "SecretKind",
     "find_secrets",
     "redact",
+    "redact_attempt",
     "redact_json",
+    "redact_lines",
     "redact_record",
+    "redact_text",
     "shannon_entropy",
 ]
 
@@ -106,6 +110,12 @@ _PEM = re.compile(
     r"-----BEGIN (?P<label>[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----"
     r"(?:.*?-----END (?P=label)-----|.*\Z)",  # an excerpt may cut the block short
     re.DOTALL,
+)
+# A block cut at the top edge of a window: from the start of the text (through
+# base64 and PEM header lines only) to the first END line of a private key.
+_PEM_TAIL = re.compile(
+    r"\A(?:[ \t]*(?:[A-Za-z0-9+/=]+|Proc-Type:.*|DEK-Info:.*|Comment:.*)?[ \t]*\r?\n)*?"
+    r"[ \t]*[A-Za-z0-9+/=]*-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
 )
 
 _SHAPES: tuple[tuple[SecretKind, re.Pattern[str], int], ...] = (
@@ -398,6 +408,9 @@ def _mixed_plain(value: str) -> bool:
 
 
 def _scan(text: str) -> Iterator[_Span]:
+    tail = _PEM_TAIL.match(text)
+    if tail is not None:
+        yield tail.start(), tail.end(), SecretKind.PRIVATE_KEY
     for m in _PEM.finditer(text):
         yield m.start(), m.end(), SecretKind.PRIVATE_KEY
     for shape, pattern, index in _SHAPES:
@@ -462,12 +475,37 @@ def redact(text: str) -> tuple[str, list[Finding]]:
 _MAX_PASSES = 8
 
 
-def _replace(text: str, findings: list[Finding]) -> str:
+def redact_lines(text: str) -> tuple[str, list[Finding]]:
+    """:func:`redact`, keeping every line where it was: a secret spanning lines (a
+    private-key block) becomes one marker per line. Redact a whole file
+    this way, then cut an excerpt from it, and no part of a block the window cuts
+    (a BEGIN line just above it, an END line just below) can show."""
+    findings = find_secrets(text)
+    if not findings:
+        return text, []
+    out = _replace(text, findings, keep_lines=True)
+    for _ in range(_MAX_PASSES):
+        again = find_secrets(out)
+        if not again:
+            break
+        out = _replace(out, again, keep_lines=True)
+    return out, findings
+
+
+def redact_text(text: str) -> str:
+    """Just the redacted text."""
+    return redact(text)[0]
+
+
+def _replace(text: str, findings: list[Finding], *, keep_lines: bool = False) -> str:
     parts: list[str] = []
     pos = 0
     for f in findings:
         parts.append(text[pos : f.start])
-        parts.append(f"{MARKER}{f.kind.value}]")
+        marker = f"{MARKER}{f.kind.value}]"
+        parts.append(marker)
+        if keep_lines:  # one marker per line the secret spanned
+            parts.append(f"\n{marker}" * text.count("\n", f.start, f.end))
         pos = f.end
     parts.append(text[pos:])
     return "".join(parts)
@@ -517,3 +555,34 @@ def redact_record(record: CaseResult) -> tuple[CaseResult, list[Finding]]:
             record.diagnosis, detail=text(record.diagnosis.detail), evidence=evidence
         )
     return msgspec.structs.replace(record, **changes), found
+
+
+def redact_attempt(attempt: Attempt) -> Attempt:
+    """A copy of an attempt whose free text is redacted: the query, the rewritten
+    query, filters, debug values and every chunk excerpt. Ids, paths, symbols, scores
+    and the index manifest are left as they are."""
+    import msgspec
+
+    def chunks(values: tuple[RetrievedChunk, ...] | None) -> tuple[RetrievedChunk, ...] | None:
+        if values is None:
+            return None
+        return tuple(
+            msgspec.structs.replace(c, excerpt=redact_text(c.excerpt))
+            if c.excerpt is not None
+            else c
+            for c in values
+        )
+
+    changes: dict[str, Any] = {}
+    for name in ("query", "rewritten_query"):
+        value = getattr(attempt, name)
+        if value is not None:
+            changes[name] = redact_text(value)
+    for name in ("filters", "debug"):
+        value = getattr(attempt, name)
+        if value is not None:
+            changes[name] = redact_json(value)[0]
+    changes["ranked"] = chunks(attempt.ranked)
+    if attempt.candidates is not None:
+        changes["candidates"] = chunks(attempt.candidates)
+    return msgspec.structs.replace(attempt, **changes)

@@ -80,15 +80,20 @@ def compare(
         comparison = dataclasses.replace(comparison, notes=(*notes, *comparison.notes))
         for note in notes:
             click.echo(f"note: {note}", err=True)
+    from codegold.redact import redact_json, redact_text
+
     if json_out is not None:
-        write_json_atomic(json_out, comparison.to_dict())
+        write_json_atomic(json_out, redact_json(comparison.to_dict())[0])
     if fmt == "markdown":
-        click.echo(comparison.to_markdown(), nl=False)
+        click.echo(redact_text(comparison.to_markdown()), nl=False)
         return
     console = Console(highlight=False)
     if not console.is_terminal:
         console.width = max(console.width, 200)
-    console.print(comparison.to_rich())
+    # Rendered first, printed redacted (case ids and labels are free text too).
+    with console.capture() as captured:
+        console.print(comparison.to_rich())
+    click.echo(redact_text(captured.get()), nl=False)
     if json_out is not None:
         click.echo(f"wrote {json_out}")
 
@@ -180,13 +185,15 @@ def gate(
     )
     if notes:
         decision = dataclasses.replace(decision, warnings=(*notes, *decision.warnings))
+    from codegold.redact import redact_json, redact_text
+
     if json_out is not None:
-        write_json_atomic(json_out, decision.to_dict())
+        write_json_atomic(json_out, redact_json(decision.to_dict())[0])
     if fmt == "markdown":
-        click.echo(decision.to_markdown(), nl=False)
+        click.echo(redact_text(decision.to_markdown()), nl=False)
     else:
         for line in decision.lines():
-            click.echo(line)
+            click.echo(redact_text(line))
     if decision.blocked:
         # SystemExit rather than ctx.exit: the code must survive any caller of main().
         raise SystemExit(1)

@@ -94,16 +94,23 @@ def diagnose(
             git.close()
 
 
+def _echo(text: str) -> None:
+    """Every line diagnose prints is redacted, as bundles and reports are."""
+    from codegold.redact import redact_text
+
+    click.echo(redact_text(text))
+
+
 def _print_case(record: CaseResult, att: Attempt | None, depth: int) -> None:
     verdict = "PASS" if record.passed else ("INVALID" if not record.valid else "FAIL")
-    click.echo(f"CASE {record.case_id} [{verdict}] attempt={record.attempt_id}")
-    click.echo(f"  query:     {record.query}")
+    _echo(f"CASE {record.case_id} [{verdict}] attempt={record.attempt_id}")
+    _echo(f"  query:     {record.query}")
     if att is not None:
         if att.rewritten_query is not None and att.rewritten_query != record.query:
-            click.echo(f"  rewritten: {att.rewritten_query}")
+            _echo(f"  rewritten: {att.rewritten_query}")
         if att.filters:
-            click.echo(f"  filters:   {att.filters}")
-    click.echo(
+            _echo(f"  filters:   {att.filters}")
+    _echo(
         f"  revision:  {record.repository_revision}  cutoff={record.cutoff}  "
         f"firstRelevantRank={record.first_relevant_rank}  groupRecall={record.group_recall}"
     )
@@ -112,17 +119,15 @@ def _print_case(record: CaseResult, att: Attempt | None, depth: int) -> None:
         groups = (d.evidence or {}).get("groups") or {}
         for gid, facts in groups.items():
             for f in facts:
-                click.echo(
-                    f"  expected [{gid}] {f['target']}  span={f['span']}  exists={f['exists']}"
-                )
+                _echo(f"  expected [{gid}] {f['target']}  span={f['span']}  exists={f['exists']}")
     for e in record.ranked[:depth]:
         mark = {"accepted": "✓", "forbidden": "✗", "supporting": "~"}.get(e.match, " ")
         cut = "  ── cutoff ──\n" if e.rank == record.cutoff + 1 else ""
-        click.echo(
+        _echo(
             f"{cut}  {mark} {e.rank:>3}. {e.file}:{e.start_line}-{e.end_line} "
             f"{e.symbol or '-'} [{e.role}] rev={e.repository_revision[:12]} "
             f"score={e.score:.4g}"
         )
     if d is not None:
-        click.echo(f"  cause: {d.cause} → {d.owner}: {d.detail}")
-    click.echo("")
+        _echo(f"  cause: {d.cause} → {d.owner}: {d.detail}")
+    _echo("")

@@ -76,6 +76,7 @@ def lint(
     from codegold._io import write_json_atomic, write_text_atomic
     from codegold.cli._progress import echo_err, progress_bar
     from codegold.pipeline.lint import lint_pipeline
+    from codegold.redact import redact_json
 
     if out_path is not None and to_revision is None:
         raise click.UsageError("--out names the proposed suite: it needs --to-revision")
@@ -108,7 +109,7 @@ def lint(
                 {**m.as_json(), "proposed": str(out)}
                 for m, out in zip(done.migrations, done.outputs, strict=True)
             ]
-        write_json_atomic(json_path, doc)
+        write_json_atomic(json_path, redact_json(doc)[0])
     if done.report.exit_code:
         # SystemExit rather than ctx.exit: the code must survive any caller of main().
         raise SystemExit(done.report.exit_code)
@@ -143,10 +144,10 @@ def _print_report(report: LintReport, suites: list[Suite]) -> None:
     else:
         for f in report.findings:
             who = " ".join(p for p in (f.case_id, f.field) if p)
-            click.echo(f"{f.location()}: {f.severity}: {who + ': ' if who else ''}{f.message}")
+            _echo(f"{f.location()}: {f.severity}: {who + ': ' if who else ''}{f.message}")
     counts = ", ".join(_count(report.count(s), str(s)) for s in Severity)
     verdict = "failed" if report.exit_code else "passed"
-    click.echo(f"lint {verdict}: {_count(cases, 'case')}, {counts}")
+    _echo(f"lint {verdict}: {_count(cases, 'case')}, {counts}")
 
 
 def _count(n: int, word: str) -> str:
@@ -160,14 +161,14 @@ def _print_migration(migration: Migration, out: Path) -> None:
 
     rev = migration.to_revision[:12]
     counts = ", ".join(f"{v} {k}" for k, v in migration.counts.items() if v)
-    click.echo(f"to {rev}: {_count(len(migration.targets), 'target')} ({counts})")
+    _echo(f"to {rev}: {_count(len(migration.targets), 'target')} ({counts})")
     for move in migration.targets:
         if move.verdict is Verdict.HOLDS:
             continue
         new = move.new.describe() if move.new is not None else "?"
         if move.new is not None and move.new.lines is not None:
             new += f" lines {move.new.lines.start}-{move.new.lines.end}"
-        click.echo(
+        _echo(
             f"  {move.case_id} {move.field}: {move.old.describe()} → {new} "
             f"({move.confidence}: {move.detail})"
         )
@@ -176,4 +177,11 @@ def _print_migration(migration: Migration, out: Path) -> None:
     line = f"wrote {out}: {_count(len(moved), 'case')} moved to {rev}"
     if kept:
         line += f", {len(kept)} kept at their old revision for review ({', '.join(kept)})"
-    click.echo(line)
+    _echo(line)
+
+
+def _echo(text: str) -> None:
+    """Findings quote queries and labels: printed redacted, like every output."""
+    from codegold.redact import redact_text
+
+    click.echo(redact_text(text))

@@ -64,7 +64,9 @@ def retrieve(
     )
     with progress_bar() as report:
         attempts = session.retrieve_suite(suite, repeat=repeat, progress=report)
-    write_jsonl_atomic(out_path, attempts)
+    from codegold.redact import redact_attempt
+
+    write_jsonl_atomic(out_path, [redact_attempt(a) for a in attempts])
     click.echo(f"wrote {len(attempts)} attempts to {out_path}")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,14 +34,16 @@ def _chunk_row(rank: int, c: RetrievedChunk) -> dict[str, Any]:
 def excerpt(text: str, span: tuple[int, int]) -> dict[str, Any]:
     """Lines around ``span`` (1-based, inclusive), secrets redacted."""
     from codegold._lines import split_lines
-    from codegold.redact import redact
+    from codegold.redact import MARKER, redact_lines
 
-    lines = split_lines(text)
+    # Redact the whole file, lines kept in place, before cutting the window: a
+    # private-key block cut by either edge of the window is still a whole block.
+    clean_file, _ = redact_lines(text)
+    lines = split_lines(clean_file)
     start = max(1, span[0] - EXCERPT_CONTEXT)
     end = min(len(lines), span[1] + EXCERPT_CONTEXT, start + EXCERPT_MAX_LINES - 1)
     body = "\n".join(lines[start - 1 : end])
-    clean, findings = redact(body)
-    return {"lines": [start, end], "text": clean, "redactions": len(findings)}
+    return {"lines": [start, end], "text": body, "redactions": body.count(MARKER)}
 
 
 def build_bundle(
@@ -141,14 +145,36 @@ def bundle_markdown(bundle: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+_SAFE_STEM = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
+
+
+def bundle_stem(case_id: str, attempt_id: str | None = None) -> str:
+    """The file name (without extension) of a case's bundle: unique and stable.
+
+    A lowercase id of letters, digits, ``.``, ``_`` and ``-`` is its own name. Any
+    other id (``a/b``, ``a b``, ``A``, an attempt ``x#2``) is spelled safely and
+    followed by ``~`` and 12 hex digits of the id's SHA-256, so ``a/b``, ``a_b`` and
+    ``a b`` never share a file, even on a case-insensitive file system: ``~`` never
+    appears in a plain name.
+    """
+    key = case_id if attempt_id in (None, f"{case_id}#1") else f"{case_id}\0{attempt_id}"
+    if key == case_id and _SAFE_STEM.fullmatch(case_id):
+        return case_id
+    shown = case_id if key == case_id else f"{case_id}#{attempt_id}"
+    safe = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_.") else "_" for ch in shown)
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+    return f"{safe.lower().lstrip('.')[:80]}~{digest}"
+
+
 def write_bundles(folder: Path, bundles: list[dict[str, Any]]) -> list[Path]:
+    """Write each bundle as JSON and Markdown, every string redacted first."""
     from codegold._io import write_json_atomic, write_text_atomic
+    from codegold.redact import redact_json
 
     written: list[Path] = []
-    for b in bundles:
-        stem = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in b["caseId"])
-        if b.get("attemptId") and b["attemptId"] != f"{b['caseId']}#1":
-            stem += "__" + "".join(ch if ch.isalnum() else "_" for ch in b["attemptId"])
+    for raw in bundles:
+        b, _ = redact_json(raw)
+        stem = bundle_stem(raw["caseId"], raw.get("attemptId"))
         write_json_atomic(folder / f"{stem}.json", b)
         write_text_atomic(folder / f"{stem}.md", bundle_markdown(b))
         written.append(folder / f"{stem}.json")

@@ -147,7 +147,11 @@ def render_proposal(suite: Suite, file: SuiteFile, migration: Migration) -> str:
         repository=msgspec.structs.replace(old_repo, revision=rev),
         cases=tuple(cases),
     )
-    doc = _document_order(_plain(proposed))
+    from codegold.redact import redact_json, redact_text
+
+    # A drafted suite is an output like any other: no secret is copied into it.
+    doc = redact_json(_document_order(_plain(proposed)))[0]
+    comments = {k: [redact_text(line) for line in v] for k, v in comments.items()}
     kept = [c.case_id for c in migration.cases if not c.moves]
     writer = _Writer(comments)
     writer.lines.extend(

@@ -101,7 +101,9 @@ def write_run(
 ) -> dict[str, Any]:
     """Write attempts.jsonl (live runs), results.json and summary.json; the summary."""
     if attempts is not None:
-        write_jsonl_atomic(out_dir / ATTEMPTS, list(attempts))
+        from codegold.redact import redact_attempt
+
+        write_jsonl_atomic(out_dir / ATTEMPTS, [redact_attempt(a) for a in attempts])
     return write_results(out_dir, scored.records, scored.identity)
 
 

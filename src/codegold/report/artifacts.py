@@ -77,8 +77,12 @@ def write_results(
     records: Sequence[CaseResult],
     identity: dict[str, Any],
 ) -> dict[str, Any]:
-    """Write results.json then summary.json; returns the summary."""
+    """Write results.json then summary.json; returns the summary. Free text (queries,
+    invalid reasons, diagnoses) is written redacted."""
+    from codegold.redact import redact_record
+
     out = Path(out_dir)
+    records = [redact_record(r)[0] for r in records]
     summary = summarize(records, identity)
     write_json_array_atomic(out / RESULTS, records)
     write_json_atomic(out / SUMMARY, summary)

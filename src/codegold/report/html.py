@@ -17,9 +17,12 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+import msgspec
 
 from codegold.evaluate.metrics import METRICS, Metric, metric
 from codegold.evaluate.records import CaseResult, RankedEntry
@@ -642,6 +645,9 @@ def _failed_section(
     return "\n".join(out)
 
 
+_MARKS = re.compile(r"\[REDACTED:([a-z_]+)\]")
+
+
 def _case_section(original: CaseResult, anchor: str) -> str:
     record, found = redact_record(original)
     verdict = _verdict(record)
@@ -697,9 +703,12 @@ def _case_section(original: CaseResult, anchor: str) -> str:
         out.append("</div>")
     else:
         out.append('<p class="note">No diagnosis recorded for this case.</p>')
-    if found:
-        kinds = ", ".join(sorted({f.kind.value for f in found}))
-        out.append(f'<p class="note redacted">{len(found)} secret(s) redacted ({_e(kinds)}).</p>')
+    # results.json is written redacted, so count the markers the record carries.
+    marks = _MARKS.findall(msgspec.json.encode(record).decode("utf-8"))
+    if marks or found:
+        kinds = ", ".join(sorted(set(marks) | {f.kind.value for f in found}))
+        count = max(len(marks), len(found))
+        out.append(f'<p class="note redacted">{count} secret(s) redacted ({_e(kinds)}).</p>')
     out.append("</section>")
     return "\n".join(out)
 

@@ -30,7 +30,10 @@ def print_summary(
     summary: dict[str, Any], records: Sequence[CaseResult], *, max_failures: int = 20
 ) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
+
+    from codegold.redact import redact_text
 
     console = Console(highlight=False)
     if not console.is_terminal:
@@ -52,7 +55,8 @@ def print_summary(
     if failed:
         console.print(f"[bold]{len(failed)} failed[/bold] (of {len(records)}):")
     for record in failed[:max_failures]:
-        console.print(f"  [red]FAIL[/red] {record.case_id}: {failure_reason(record)}")
+        line = redact_text(f"{record.case_id}: {failure_reason(record)}")
+        console.print(f"  [red]FAIL[/red] {escape(line)}")
     if len(failed) > max_failures:
         console.print(f"  … {len(failed) - max_failures} more in results.json")
     causes = summary["overall"].get("causes") or {}
