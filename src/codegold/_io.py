@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -40,6 +41,41 @@ def open_atomic(path: str | Path) -> Iterator[BinaryIO]:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def ensure_output_dir(path: str | Path, option: str = "--out") -> Path:
+    """Create the output folder ``path`` (and its parents) and prove it writable.
+
+    Raises :class:`~codegold.errors.EnvironmentProblem` (exit 3) with one line naming
+    the option and the folder when it lies under a regular file, is a file, or cannot
+    be written (a read-only folder or file system, no space left).
+    """
+    from codegold.errors import EnvironmentProblem
+
+    folder = Path(path)
+
+    def refuse(why: str) -> EnvironmentProblem:
+        return EnvironmentProblem(f"{option} {folder}: {why}")
+
+    if folder.exists() and not folder.is_dir():
+        raise refuse("is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocker = next((p for p in folder.parents if p.exists() and not p.is_dir()), None)
+        raise refuse(
+            f"lies under {blocker}, which is a regular file" if blocker else "is not a folder"
+        ) from None
+    except OSError as exc:
+        raise refuse(f"cannot be created ({exc.strerror})") from None
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".codegold-probe.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        why = "is read-only" if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS) else ""
+        raise refuse(why or f"cannot be written ({exc.strerror})") from None
+    os.close(fd)
+    os.unlink(probe)
+    return folder
 
 
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:

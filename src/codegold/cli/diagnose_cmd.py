@@ -46,6 +46,7 @@ def diagnose(
     depth: int,
 ) -> None:
     """Explain failed cases of a run folder (the OUT of `run` or `eval`)."""
+    from codegold._io import ensure_output_dir
     from codegold.attempts import iter_attempts
     from codegold.diagnose.bundle import build_bundle, write_bundles
     from codegold.errors import InputError
@@ -55,6 +56,8 @@ def diagnose(
     from codegold.report.artifacts import ATTEMPTS
 
     records = load_results(run_dir)
+    if bundle_dir is not None:
+        ensure_output_dir(bundle_dir, "--bundle")
     chosen = [r for r in records if (r.case_id == case_id if case_id else not r.passed)]
     if case_id and not chosen:
         raise InputError(f"no case {case_id!r} in the results", file=str(run_dir))

@@ -46,11 +46,13 @@ def index(
     repo: Path, revision: str, out_dir: Path, config_path: Path | None, embedder: str, force: bool
 ) -> None:
     """Index REPO (normal or bare git repository) at a revision, from git objects."""
+    from codegold._io import ensure_output_dir
     from codegold.cli._progress import progress_bar
     from codegold.corpus.git import GitRepo
     from codegold.corpus.policy import load_policy
     from codegold.index.build import BuildOptions, build_index, describe_manifest
 
+    ensure_output_dir(out_dir)
     with GitRepo(repo) as git:
         sha = git.resolve(revision)
         policy = load_policy(repo=git, revision=sha, config_path=config_path)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import signal
 import sys
+import threading
 from typing import Any
 
 import click
@@ -70,7 +72,18 @@ def cli() -> None:
     """
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so every ``finally`` and atomic write cleans up
+    (temp files, half-built index folders) exactly as for Ctrl-C."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated
+
+
 def main(argv: list[str] | None = None) -> Any:
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         result = cli.main(args=argv, standalone_mode=False)
         # click returns ctx.exit(n)'s code instead of raising when not standalone
@@ -80,6 +93,15 @@ def main(argv: list[str] | None = None) -> Any:
     except CodegoldError as exc:
         click.echo(f"codegold: error: {exc}", err=True)
         sys.exit(exc.exit_code)
+    except Terminated:
+        click.echo("codegold: terminated", err=True)
+        sys.exit(143)
+    except OSError as exc:
+        # Every command checks the folders it writes; this is the net under a write
+        # or read that fails anyway (a disk filling up, a folder made read-only mid-run).
+        where = f"{exc.filename}: " if exc.filename else ""
+        click.echo(f"codegold: error: {where}{exc.strerror or exc}", err=True)
+        sys.exit(3)
     except RecursionError:
         # Every reader bounds its own input; this is the net under one that does not.
         click.echo("codegold: error: an input file is nested too deeply to read", err=True)

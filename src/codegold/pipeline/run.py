@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from codegold._io import ensure_output_dir
 from codegold.attempts import Attempt, digest_file, iter_attempts
 from codegold.cases import load_suite
 from codegold.cases.selection import select_cases
@@ -87,6 +88,9 @@ def run_pipeline(
 ) -> RunOutput:
     """Index each pinned revision, retrieve for every case (or the cases ``case_ids``
     and ``tags`` select, recorded as the run's selection), score, write OUT."""
+    ensure_output_dir(out_dir)
+    if index_dir is not None:
+        ensure_output_dir(index_dir, "--index")
     suite, selection = select_cases(load_suite(cases_path), case_ids, tags)
     indexes = IndexCache(index_dir or out_dir / "index")
     settings = config or (RetrieverConfig.load(config_path) if config_path else RetrieverConfig())
@@ -143,6 +147,7 @@ def eval_pipeline(
     With a repository, minimal chunks (SPEC §2) are resolved against codegold's parse
     of each file at the attempt's revision; ``assume_revision`` stands in for a missing
     index manifest, and the results say that revision was asserted."""
+    ensure_output_dir(out_dir)
     full = load_suite(cases_path)
     known = [c.id for c in full.cases]
     suite, selection = select_cases(full, case_ids, tags)
