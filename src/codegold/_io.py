@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -44,11 +43,12 @@ def open_atomic(path: str | Path) -> Iterator[BinaryIO]:
 
 
 def ensure_output_dir(path: str | Path, option: str = "--out") -> Path:
-    """Create the output folder ``path`` (and its parents) and prove it writable.
+    """Check, before any work, that the output folder ``path`` can be written.
 
-    Raises :class:`~codegold.errors.EnvironmentProblem` (exit 3) with one line naming
-    the option and the folder when it lies under a regular file, is a file, or cannot
-    be written (a read-only folder or file system, no space left).
+    Nothing is created: a command that then fails on bad input leaves no folder
+    behind. Raises :class:`~codegold.errors.EnvironmentProblem` (exit 3) with one line
+    naming the option and the folder when it is a file, lies under a regular file, or
+    it (or the folder it would be created in) is read-only.
     """
     from codegold.errors import EnvironmentProblem
 
@@ -57,24 +57,23 @@ def ensure_output_dir(path: str | Path, option: str = "--out") -> Path:
     def refuse(why: str) -> EnvironmentProblem:
         return EnvironmentProblem(f"{option} {folder}: {why}")
 
-    if folder.exists() and not folder.is_dir():
-        raise refuse("is a file, not a folder")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
-        blocker = next((p for p in folder.parents if p.exists() and not p.is_dir()), None)
-        raise refuse(
-            f"lies under {blocker}, which is a regular file" if blocker else "is not a folder"
-        ) from None
-    except OSError as exc:
-        raise refuse(f"cannot be created ({exc.strerror})") from None
-    try:
-        fd, probe = tempfile.mkstemp(prefix=".codegold-probe.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        why = "is read-only" if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS) else ""
-        raise refuse(why or f"cannot be written ({exc.strerror})") from None
-    os.close(fd)
-    os.unlink(probe)
+    existing = folder
+    while not existing.exists():
+        if existing.is_symlink():
+            raise refuse(f"{existing} is a dangling symbolic link")
+        if existing.parent == existing:
+            break
+        existing = existing.parent
+    if not existing.is_dir():
+        if existing == folder:
+            raise refuse("is a file, not a folder")
+        raise refuse(f"lies under {existing}, which is a regular file")
+    access = {"effective_ids": True} if os.access in os.supports_effective_ids else {}
+    if not os.access(existing, os.W_OK | os.X_OK, **access):
+        where = (
+            "is read-only" if existing == folder else f"cannot be created: {existing} is read-only"
+        )
+        raise refuse(where)
     return folder
 
 
