@@ -138,12 +138,12 @@ def test_bad_input_exits_2_naming_the_file(
     assert not (tmp_path / "j.xml").exists()
 
 
-def test_unwritable_output_exits_2(run_dir: Path, tmp_path: Path) -> None:
+def test_unwritable_output_exits_3(run_dir: Path, tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
-    target = blocker / "r.html"  # its folder is a regular file
+    target = blocker / "r.html"  # its folder is a regular file: the environment, exit 3
     proc = run_cli("report", str(run_dir), "--html", str(target))
-    assert proc.returncode == 2
+    assert proc.returncode == 3
     assert "cannot write" in proc.stderr and str(target) in proc.stderr
     assert proc.stderr.count("\n") == 1
 

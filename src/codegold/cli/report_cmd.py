@@ -194,9 +194,9 @@ def _compare(base: Path, results: Path, records: list[CaseResult]) -> Any:
 
 def _write(path: Path, data: bytes) -> None:
     from codegold._io import write_bytes_atomic
-    from codegold.errors import InputError
+    from codegold.errors import EnvironmentProblem
 
     try:
         write_bytes_atomic(path, data)
-    except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror or exc}", file=str(path)) from None
+    except OSError as exc:  # the machine's folders, not the input: exit 3
+        raise EnvironmentProblem(f"{path}: cannot write: {exc.strerror or exc}") from None

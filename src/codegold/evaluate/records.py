@@ -125,6 +125,8 @@ def load_results(path: str | Path) -> list[CaseResult]:
         # The typed decoder can stop at a shape error before it reaches a syntax error.
         try:
             raw = msgspec.json.decode(data)
+        except RecursionError:
+            raise InputError("nested too deeply to read", file=str(p)) from None
         except msgspec.DecodeError as syntax:
             raise _not_json(syntax, p) from None
         raise _record_error(exc, raw, str(p)) from None
