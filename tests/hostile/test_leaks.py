@@ -177,3 +177,23 @@ def test_no_output_holds_a_secret(leaky_run: tuple[Path, Path, Path, str]) -> No
         if path == suite:
             continue
         _assert_clean(path.read_text(errors="replace"), str(path.relative_to(root)))
+
+
+def test_suites_drafted_from_issue_texts_hold_no_secret(tmp_path: Path) -> None:
+    import json
+
+    _repo, shas = make_repo(tmp_path, [{"src/pay.py": "def pay():\n    return 1\n"}])
+    row = {
+        "instance_id": "acme__pay-1",
+        "repo": "acme/pay",
+        "base_commit": shas[0],
+        "problem_statement": f"pay() fails; my token is {TOKEN}",
+        "patch": "--- a/src/pay.py\n+++ b/src/pay.py\n",
+    }
+    data = tmp_path / "swe.jsonl"
+    data.write_text(json.dumps(row) + "\n")
+    done = run_cli("import", "swebench", str(data), "--out", str(tmp_path / "suites"))
+    assert done.returncode == 0, done.stderr
+    drafted = (tmp_path / "suites" / "acme__pay.yaml").read_text()
+    _assert_clean(drafted + done.stdout + done.stderr, "the drafted suite")
+    assert "[REDACTED:github_token]" in drafted

@@ -60,13 +60,14 @@ def traces(trace_file: Path, cases_path: Path, out_path: Path, assume_revision: 
     from codegold._io import write_jsonl_atomic
     from codegold.cases import load_suite
     from codegold.importers.traces import import_traces, read_spans
+    from codegold.redact import redact_json
 
     suite = load_suite(cases_path)
     revision_for = _revision_for(suite, assume_revision)
     found = import_traces(
         read_spans(trace_file), suite, revision_for=revision_for, source=str(trace_file)
     )
-    write_jsonl_atomic(out_path, found.attempts)
+    write_jsonl_atomic(out_path, [redact_json(a)[0] for a in found.attempts])
     chunks = sum(len(a["ranked"]) for a in found.attempts)
     click.echo(
         f"{trace_file}: {found.spans} spans, {found.retriever_spans} retriever spans -> "
@@ -98,6 +99,7 @@ def swebench(dataset: Path, out_dir: Path, cutoff: int) -> None:
     from codegold.cases import load_suite
     from codegold.errors import InputError
     from codegold.importers.swebench import read_swebench, suites_from_rows
+    from codegold.redact import redact_json
 
     if cutoff < 1:
         raise InputError("must be at least 1", field="--cutoff")
@@ -105,7 +107,9 @@ def swebench(dataset: Path, out_dir: Path, cutoff: int) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, document in found.suites.items():
         target = out_dir / name
-        write_text_atomic(target, yaml.safe_dump(document, sort_keys=False, allow_unicode=True))
+        # Issue texts are pasted by people: the drafted suite holds no secret verbatim.
+        clean = redact_json(document)[0]
+        write_text_atomic(target, yaml.safe_dump(clean, sort_keys=False, allow_unicode=True))
         load_suite(target)  # what we wrote must load
         click.echo(f"wrote {target} ({len(document['cases'])} cases)")
     for instance, reason in found.skipped:
@@ -128,10 +132,11 @@ def trec(run_file: Path, cases_path: Path, out_path: Path, assume_revision: str 
     from codegold._io import write_jsonl_atomic
     from codegold.cases import load_suite
     from codegold.importers.trec_run import import_trec_run
+    from codegold.redact import redact_json
 
     suite = load_suite(cases_path)
     found = import_trec_run(run_file, suite, revision_for=_revision_for(suite, assume_revision))
-    write_jsonl_atomic(out_path, found.attempts)
+    write_jsonl_atomic(out_path, [redact_json(a)[0] for a in found.attempts])
     click.echo(f"{run_file}: {len(found.attempts)} attempts; wrote {out_path}")
     for qid in found.unknown_qids:
         _note(f"unmatched qid {qid!r}: no such case in the suite")
