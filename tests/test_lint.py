@@ -468,3 +468,50 @@ def test_cli_exit_codes(world: World, tmp_path: Path) -> None:
     assert proc.returncode == 2 and "not a readable git repository" in proc.stderr
     proc = run_cli("lint", str(clean), *common, "--out", str(tmp_path / "p.yaml"))
     assert proc.returncode == 2 and "--to-revision" in proc.stderr
+
+
+LINKS = '''def parse_header_links(value):
+    """Links from a Link header."""
+    links = []
+    for part in value.split(","):
+        url, _, params = part.partition(";")
+        links.append({"url": url.strip("<> "), "params": params.strip()})
+    return links
+'''
+
+
+def test_plan_proposes_a_renamed_definition_by_its_body(tmp_path: Path) -> None:
+    before = {"app/utils.py": LINKS, "app/models.py": "def other():\n    return 2\n"}
+    after = {
+        "app/utils.py": "def other_helper():\n    return 3\n",
+        "app/models.py": None,
+        "app/_links.py": "import re\n\n\n" + LINKS.replace("parse_header_links", "_parse_links"),
+    }
+    repo, (v1, v2) = make_repo(tmp_path / "repo", [before, after])
+    index = tmp_path / "index"
+    with GitRepo(repo) as git:
+        index_revisions(git, [v1, v2], index, repository_name="demo")
+        indexes = {sha: open_index(index, sha) for sha in (v1, v2)}
+
+        def read_text(revision: str, path: str) -> str | None:
+            data = git.read_path(revision, path)
+            return data.decode() if data is not None else None
+
+        cases = """\
+  - id: links
+    query: How are Link headers parsed?
+    accepted: [{file: app/utils.py, symbol: parse_header_links, roles: [definition], lines: [1, 7]}]
+  - id: gone
+    query: What does other do?
+    accepted: [{file: app/models.py, symbol: other}]
+"""
+        suite = load_suite(write_suite(tmp_path / "gold.yaml", v1, cases))
+        plan = plan_migration(suite, v2, indexes, read_text, git.renames)
+    moves = {t.case_id: t for t in plan.targets}
+    links = moves["links"]
+    assert links.verdict is Verdict.SIMILAR
+    assert links.new is not None
+    assert (links.new.file, links.new.symbol) == ("app/_links.py", "_parse_links")
+    assert links.new.lines is not None and links.new.lines.start == 4
+    assert "100% the same" in links.detail
+    assert moves["gone"].verdict is Verdict.GONE  # other_helper is not the same body

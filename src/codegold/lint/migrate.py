@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -16,6 +16,7 @@ from codegold.lint.document import _render, _Slot, _slots
 from codegold.lint.labels import _revision_view
 from codegold.lint.model import Part, ReadText, Renames, _plain
 from codegold.lint.revision import _Candidate, _lines_agree, _plural, _Revision, _Span, _under
+from codegold.lint.similar import similar_body
 
 
 class Verdict(StrEnum):
@@ -25,11 +26,12 @@ class Verdict(StrEnum):
     LINES = "lines moved"  # same file and symbol, another span
     RENAMED = "renamed"  # git renamed the file; the symbol is in the new file
     MOVED = "moved symbol"  # the symbol is defined in exactly one other place
+    SIMILAR = "renamed symbol"  # gone by name; a body substantially the same elsewhere
     AMBIGUOUS = "ambiguous"  # several places define it
     GONE = "gone"  # nowhere to be found
 
 
-_RESOLVED = (Verdict.HOLDS, Verdict.LINES, Verdict.RENAMED, Verdict.MOVED)
+_RESOLVED = (Verdict.HOLDS, Verdict.LINES, Verdict.RENAMED, Verdict.MOVED, Verdict.SIMILAR)
 
 
 @dataclass(frozen=True)
@@ -140,8 +142,13 @@ def plan_migration(
                 {} if case.revision == to_revision else renames(case.revision, to_revision)
             )
         moved = rename_maps[case.revision]
+        old = (
+            _revision_view(views, indexes, case.revision, read_text)
+            if case.revision in indexes
+            else None
+        )
         targets = tuple(
-            _move_target(case.id, slot, new, moved, case.forbidden_path_prefixes)
+            _move_target(case.id, slot, new, moved, case.forbidden_path_prefixes, old)
             for slot in _slots(case.source)
         )
         cases.append(CaseMove(case.id, n, case.revision, targets))
@@ -164,6 +171,7 @@ def _move_target(
     new: _Revision,
     renamed: Mapping[str, str],
     forbidden: Sequence[str],
+    old: _Revision | None = None,
 ) -> TargetMove:
     t = slot.target
     facts = new.facts(t)
@@ -207,7 +215,7 @@ def _move_target(
         cands = _candidates(new, t, forbidden, exact=False)
     names = [c.describe() for c in cands]
     if not cands:
-        return move(Verdict.GONE, None, f"nothing named {last!r} is defined at {new.short}")
+        return _renamed(t, old, new, forbidden, move, last)
     what = t.symbol if exact else f"a symbol named {last!r}"
     if len(cands) > 1:
         files = sorted({c.file for c in cands})
@@ -229,6 +237,32 @@ def _move_target(
     if t.roles and not set(c.roles) & set(t.roles):
         detail += f"; its chunks there are {', '.join(c.roles)}"
     return move(Verdict.MOVED, _with_span(t, c.span, file=c.file, symbol=c.symbol), detail, names)
+
+
+def _renamed(
+    t: Target,
+    old: _Revision | None,
+    new: _Revision,
+    forbidden: Sequence[str],
+    move: Callable[..., TargetMove],
+    last: str,
+) -> TargetMove:
+    """Nothing defines the name any more: a body substantially the same, renamed or
+    moved too, is proposed; else the target is gone."""
+    found = (
+        similar_body(old, new, t.file, t.symbol, forbidden)
+        if old is not None and t.file is not None and t.symbol is not None
+        else None
+    )
+    if found is None:
+        return move(Verdict.GONE, None, f"nothing named {last!r} is defined at {new.short}")
+    where = "" if found.file == t.file else f" in {found.file}"
+    detail = (
+        f"nothing named {last!r} is defined at {new.short}; {found.symbol}{where} has a "
+        f"body {found.ratio:.0%} the same (renamed?)"
+    )
+    target = _with_span(t, found.span, file=found.file, symbol=found.symbol)
+    return move(Verdict.SIMILAR, target, detail, [f"{found.file}#{found.symbol}"])
 
 
 def _candidates(
