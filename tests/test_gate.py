@@ -426,3 +426,53 @@ def test_cli_gate_exit_codes(tmp_path: Path) -> None:
 
     missing = run_cli("gate", str(tmp_path / "none.json"), "--policy", str(policy))
     assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+def _eval_run(out: Path, suite: Path) -> Path:
+    from tests.conftest import ROOT, run_cli
+
+    recorded = ROOT / "examples" / "recorded"
+    run_cli(
+        "eval", "--cases", str(suite), "--attempts", str(recorded / "attempts.jsonl"),
+        "--out", str(out), "--quiet", check=True,
+    )  # fmt: skip
+    return out
+
+
+def test_gate_and_compare_refuse_to_pass_off_another_suite_as_a_ranking_change(
+    tmp_path: Path,
+) -> None:
+    from tests.conftest import ROOT, run_cli
+
+    recorded = ROOT / "examples" / "recorded" / "suite.yaml"
+    base = _eval_run(tmp_path / "base", recorded)
+    relabelled = tmp_path / "suite.yaml"
+    text = recorded.read_text()
+    assert "defaults: {cutoff: 5}" in text
+    relabelled.write_text(text.replace("defaults: {cutoff: 5}", "defaults: {cutoff: 10}"))
+    head = _eval_run(tmp_path / "head", relabelled)
+    policy = ROOT / "examples" / "ci" / "gate.toml"
+
+    proc = run_cli("gate", str(head), "--policy", str(policy), "--baseline", str(base))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "not comparable" in proc.stderr and "different suites" in proc.stderr
+    assert "different cutoffs" in proc.stderr and "--allow-incomparable" in proc.stderr
+    assert proc.stderr.count("\n") == 1  # one clear line, no traceback
+
+    allowed = run_cli(
+        "gate", str(head), "--policy", str(policy), "--baseline", str(base),
+        "--allow-incomparable",
+    )  # fmt: skip
+    assert allowed.returncode in (0, 1), allowed.stderr
+    assert "not comparable" in allowed.stdout
+
+    same = run_cli("gate", str(base), "--policy", str(policy), "--baseline", str(base))
+    assert same.returncode in (0, 1) and "not comparable" not in same.stdout + same.stderr
+
+    out = tmp_path / "cmp.json"
+    cmp = run_cli("compare", str(base), str(head), "--json", str(out), "--resamples", "10")
+    assert cmp.returncode == 0, cmp.stderr
+    assert "not comparable" in cmp.stdout
+    document = json.loads(out.read_text())
+    assert document["comparable"] is False
+    assert any("different suites" in r for r in document["incomparable"])

@@ -47,7 +47,10 @@ import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
+
+import msgspec
 
 from codegold.errors import InputError
 from codegold.evaluate.metrics import metric
@@ -318,6 +321,7 @@ class Comparison:
     cases: tuple[CaseChange, ...]
     slices: tuple[SliceComparison, ...]
     notes: tuple[str, ...]
+    incomparable: tuple[str, ...] = ()  # why the two runs do not measure the same thing
 
     def by_status(self, status: ChangeStatus) -> tuple[CaseChange, ...]:
         return tuple(c for c in self.cases if c.status == status)
@@ -355,6 +359,8 @@ class Comparison:
             "slices": [s.to_dict() for s in self.slices],
             "cases": [c.to_dict() for c in self.cases],
             "notes": list(self.notes),
+            "comparable": not self.incomparable,
+            "incomparable": list(self.incomparable),
         }
 
     def to_rich(self, *, max_cases: int = 30) -> RenderableType:
@@ -378,8 +384,12 @@ def compare_runs(
     resamples: int = 10_000,
     base_label: str = "base",
     head_label: str = "head",
+    incomparable: Sequence[str] = (),
 ) -> Comparison:
-    """Compare two runs' results.json records. Inputs are never modified."""
+    """Compare two runs' results.json records. Inputs are never modified.
+
+    ``incomparable`` (from :func:`run_differences`) says why the runs do not measure
+    the same thing; it is printed first and kept in the JSON."""
     if resamples < 1:
         raise InputError("must be at least 1", field="resamples")
     if seed < 0:
@@ -403,6 +413,7 @@ def compare_runs(
         cases=tuple(ordered),
         slices=tuple(slices),
         notes=tuple(notes),
+        incomparable=tuple(incomparable),
     )
 
 
@@ -852,6 +863,8 @@ def _render_rich(cmp: Comparison, *, max_cases: int) -> RenderableType:
             parts.append(Text(f"  … {len(cases) - max_cases} more (use --json)"))
     for note in cmp.notes:
         parts.append(Text(f"note: {note}"))
+    if cmp.incomparable:
+        parts.insert(0, Text("not comparable: " + "; ".join(cmp.incomparable), style="bold red"))
     return Group(*parts)
 
 
@@ -866,6 +879,11 @@ def _render_markdown(cmp: Comparison, *, max_cases: int) -> str:
         f"### codegold compare: {_md_cell(cmp.base_label)} → {_md_cell(cmp.head_label)}"
         f" ({verdict})",
         "",
+        *(
+            [f"**Not comparable:** {_md_cell('; '.join(cmp.incomparable))}", ""]
+            if cmp.incomparable
+            else []
+        ),
         "| " + " | ".join(_COLUMNS) + " |",
         "|"
         + "|".join("---" if c in ("slice", "status", "caveats") else "---:" for c in _COLUMNS)
@@ -934,3 +952,71 @@ def _render_html(cmp: Comparison, *, max_cases: int) -> str:
     out.extend(f'<p class="note">{e(note)}</p>' for note in cmp.notes)
     out.append("</section>")
     return "\n".join(out) + "\n"
+
+
+# -- comparability ---------------------------------------------------------------------
+
+
+_SUMMARY = "summary.json"  # report.artifacts.SUMMARY (report imports compare)
+
+
+def run_summary(path: str | Path) -> dict[str, Any] | None:
+    """The summary.json beside a results.json (or in a run folder), when there is one."""
+    p = Path(path)
+    where = p / _SUMMARY if p.is_dir() else p.parent / _SUMMARY
+    try:
+        data = msgspec.json.decode(where.read_bytes())
+    except (OSError, msgspec.DecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _mode(summary: Mapping[str, Any]) -> str:
+    mode = summary.get("mode")
+    if isinstance(mode, str):
+        return mode
+    return "recorded" if summary.get("attemptsDigest") else "live"
+
+
+def _identity_differences(base: Mapping[str, Any], head: Mapping[str, Any]) -> list[str]:
+    out: list[str] = []
+    b_suite, h_suite = base.get("suite") or {}, head.get("suite") or {}
+    if b_suite.get("digest") != h_suite.get("digest"):
+        out.append(
+            f"different suites (cases digest {str(b_suite.get('digest'))[:12]} vs "
+            f"{str(h_suite.get('digest'))[:12]}): a label change can pass for a ranking change"
+        )
+    if base.get("evaluatorVersion") != head.get("evaluatorVersion"):
+        out.append(
+            f"different evaluator versions ({base.get('evaluatorVersion')} vs "
+            f"{head.get('evaluatorVersion')})"
+        )
+    if _mode(base) != _mode(head):
+        out.append(f"different modes ({_mode(base)} vs {_mode(head)} attempts)")
+    return out
+
+
+def _cutoff_differences(base: Sequence[CaseResult], head: Sequence[CaseResult]) -> list[str]:
+    b = {r.case_id: r.cutoff for r in base}
+    h = {r.case_id: r.cutoff for r in head}
+    moved = sorted(c for c in b.keys() & h.keys() if b[c] != h[c])
+    if not moved:
+        return []
+    shown = ", ".join(f"{c}: {b[c]} → {h[c]}" for c in moved[:3])
+    more = f" and {len(moved) - 3} more" if len(moved) > 3 else ""
+    return [f"different cutoffs for {_cases(len(moved))} ({shown}{more})"]
+
+
+def run_differences(
+    base: Sequence[RecordLike],
+    head: Sequence[RecordLike],
+    base_summary: Mapping[str, Any] | None,
+    head_summary: Mapping[str, Any] | None,
+) -> list[str]:
+    """Why two runs do not measure the same thing (empty when they do): another suite
+    (digest), other cutoffs, another evaluator version, or live against recorded."""
+    out: list[str] = []
+    if base_summary is not None and head_summary is not None:
+        out.extend(_identity_differences(base_summary, head_summary))
+    out.extend(_cutoff_differences(as_records(base), as_records(head)))
+    return out

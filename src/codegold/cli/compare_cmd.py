@@ -59,7 +59,7 @@ def compare(
 
     from codegold._io import write_json_atomic
     from codegold.cases.selection import restrict, run_selection
-    from codegold.compare import compare_runs
+    from codegold.compare import compare_runs, run_differences, run_summary
     from codegold.evaluate.records import load_results
 
     # A partial run (--case/--tag) is compared on the cases it ran, and says so.
@@ -75,6 +75,9 @@ def compare(
         resamples=resamples,
         base_label=str(base),
         head_label=str(head),
+        incomparable=run_differences(
+            base_records, head_records, run_summary(base), run_summary(head)
+        ),
     )
     if notes:
         comparison = dataclasses.replace(comparison, notes=(*notes, *comparison.notes))
@@ -130,6 +133,11 @@ def compare(
     help="Gate a partial run (run --case/--tag) on the cases it ran; the baseline is "
     "restricted to them.",
 )
+@click.option(
+    "--allow-incomparable",
+    is_flag=True,
+    help="Gate against a baseline of another suite, cutoff, evaluator version or mode.",
+)
 def gate(
     results: Path,
     policy_path: Path,
@@ -137,16 +145,19 @@ def gate(
     json_out: Path | None,
     fmt: str,
     allow_partial: bool,
+    allow_incomparable: bool,
 ) -> None:
     """Decide whether a run blocks CI, printing every reason.
 
     Exits 1 when blocked, 0 when not, 2 on bad input (including a noRegression
-    policy without --baseline, and a partial run without --allow-partial).
+    policy without --baseline, a partial run without --allow-partial, and a baseline
+    that is not comparable with the run without --allow-incomparable).
     """
     import dataclasses
 
     from codegold._io import write_json_atomic
     from codegold.cases.selection import partial_note, restrict, run_selection
+    from codegold.compare import run_differences, run_summary
     from codegold.errors import InputError
     from codegold.evaluate.records import load_results
     from codegold.gate import evaluate_gate, load_policy
@@ -176,6 +187,18 @@ def gate(
         records = [r for r in records if r.case_id in only]
         if base_records is not None:
             base_records = [r for r in base_records if r.case_id in only]
+    differences: list[str] = []
+    if baseline is not None and base_records is not None:
+        differences = run_differences(
+            base_records, records, run_summary(baseline), run_summary(results)
+        )
+        if differences and not allow_incomparable:
+            raise InputError(
+                f"refusing to gate {results} against {baseline}, which is not comparable: "
+                + "; ".join(differences)
+                + " (pass --allow-incomparable to gate anyway)"
+            )
+    notes = [*notes, *(f"not comparable with {baseline}: {d}" for d in differences)]
     decision = evaluate_gate(
         records,
         policy,
