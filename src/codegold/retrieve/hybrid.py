@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -21,29 +21,13 @@ from codegold.index.store import IndexedChunk, LoadedIndex
 from codegold.index.vectors import search as vector_search
 from codegold.retrieve import issue
 from codegold.retrieve.config import RetrieverConfig
+from codegold.retrieve.protocol import Retriever as Retriever
 from codegold.retrieve.query import Intent, QueryAnalysis, analyze
 
 RETRIEVER_NAME = "codegold-hybrid"
 LEGACY_ROLES = frozenset({"migration"})
 #: Chunk kinds that can be hubs: long type bodies and modules, not functions.
 HUB_KINDS = frozenset({"class", "interface", "type", "struct", "enum", "impl", "trait", "module"})
-
-
-class Retriever(Protocol):
-    """Anything that turns a query (and reliable context) into an attempt."""
-
-    name: str
-
-    def retrieve(
-        self,
-        query: str,
-        *,
-        case_id: str,
-        context: Context | None = None,
-        attempt_id: str,
-        cutoff: int | None = None,
-        retry_of: str | None = None,
-    ) -> Attempt: ...
 
 
 @dataclass

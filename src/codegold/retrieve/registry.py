@@ -27,7 +27,7 @@ from codegold.errors import InputError
 from codegold.index.store import LoadedIndex
 from codegold.registry import Registry
 from codegold.retrieve.config import RetrieverConfig
-from codegold.retrieve.hybrid import Retriever
+from codegold.retrieve.protocol import Retriever
 
 ENTRY_POINT_GROUP = "codegold.retrievers"
 
