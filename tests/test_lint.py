@@ -515,3 +515,25 @@ def test_plan_proposes_a_renamed_definition_by_its_body(tmp_path: Path) -> None:
     assert links.new.lines is not None and links.new.lines.start == 4
     assert "100% the same" in links.detail
     assert moves["gone"].verdict is Verdict.GONE  # other_helper is not the same body
+
+
+def test_lint_rebuilds_an_index_made_by_another_chunker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build from an older chunker names symbols differently; lint must not trust it."""
+    import codegold.index.build as build_module
+    import codegold.pipeline.lint as lint_pipeline
+    from codegold.chunking import chunker_version
+
+    repo, (sha,) = make_repo(tmp_path, [{"pay.py": "def charge(amount):\n    return amount\n"}])
+    root = tmp_path / "index"
+    git_repo = GitRepo(repo)
+    older = "older-chunker"
+    monkeypatch.setattr(build_module, "chunker_version", lambda config=None: older)
+    index_revisions(git_repo, [sha], root, repository_name=None)
+    assert open_index(root, sha).manifest.chunker_version == older
+    monkeypatch.undo()
+
+    opened = lint_pipeline.open_indexes(git_repo, [sha], root, repository_name=None)
+    assert opened[sha].manifest.chunker_version == chunker_version()
+    assert open_index(root, sha).manifest.chunker_version == chunker_version()

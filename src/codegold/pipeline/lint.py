@@ -9,6 +9,7 @@ from pathlib import Path
 
 from codegold.cases import load_suite
 from codegold.cases.suite import Suite
+from codegold.chunking import chunker_version
 from codegold.corpus.git import GitRepo
 from codegold.errors import InputError
 from codegold.index.store import IndexCache, LoadedIndex
@@ -94,7 +95,14 @@ def open_indexes(
 ) -> dict[str, LoadedIndex]:
     """The index of each revision under ``root``: an existing build, or a new one."""
     cache = IndexCache(root)
-    missing = [revision for revision in revisions if cache.find(revision) is None]
+    current = chunker_version()
+    # An index built by another chunker names symbols differently: lint would report
+    # labels the current chunker finds as missing, so such a build is rebuilt.
+    missing = [
+        revision
+        for revision in revisions
+        if (found := cache.find(revision)) is None or found.manifest.chunker_version != current
+    ]
     if missing:
         index_revisions(
             git, missing, root, repository_name=repository_name, progress=progress, log=log
