@@ -25,7 +25,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
     ("index",),
     # what a retriever returns (attempts), live retrievers, recorded-attempt importers
     ("attempts", "resolve", "retrieve", "importers"),
-    ("evaluate",),
+    ("evaluate", "owners"),
     ("diagnose",),
     ("report", "compare", "gate", "trec", "tune", "answers", "lint"),
     ("pipeline",),

@@ -56,6 +56,7 @@ from codegold.errors import InputError
 from codegold.evaluate.metrics import metric
 from codegold.evaluate.records import CaseResult, RecordLike, as_records
 from codegold.evaluate.summary import slice_names
+from codegold.owners import owner_label
 
 if TYPE_CHECKING:
     import numpy as np
@@ -168,6 +169,8 @@ class CaseSide:
     attempts: int
     values: tuple[float, ...] = ()
     """The record's value of each compared metric."""
+    owner: str | None = None
+    """Who acts on the record's failure: its diagnosis owner and team, if any."""
 
     @classmethod
     def of(cls, record: Record, attempts: int) -> CaseSide:
@@ -183,6 +186,11 @@ class CaseSide:
             revision_mismatches=len(record.revision_mismatches),
             attempts=attempts,
             values=tuple(float(m.value(record) or 0.0) for m in _COMPARED),
+            owner=(
+                owner_label(record.diagnosis.owner, record.diagnosis.team)
+                if record.diagnosis is not None and not record.passed
+                else None
+            ),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -910,7 +918,11 @@ def _render_markdown(cmp: Comparison, *, max_cases: int) -> str:
         if not cases:
             continue
         out += ["", f"**{status.value} cases ({len(cases)})**", ""]
-        out += [f"- `{c.case_id}`: {_md_cell(c.reason)}" for c in cases[:max_cases]]
+        out += [
+            f"- `{c.case_id}`: {_md_cell(c.reason)}"
+            + (f" (owner: {_md_cell(c.head.owner)})" if c.head and c.head.owner else "")
+            for c in cases[:max_cases]
+        ]
         if len(cases) > max_cases:
             out.append(f"- … {len(cases) - max_cases} more (`--json` has them all)")
     out += [f"\n> {_md_cell(n)}" for n in cmp.notes]

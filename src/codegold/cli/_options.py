@@ -31,7 +31,8 @@ policy_option: Decorator = click.option(
     "policy_path",
     type=click.Path(path_type=Path),
     default=None,
-    help="codegold.toml with [policy] (default: the repository's own, at the revision).",
+    help="codegold.toml with [policy] and [owners] (default: the repository's own, at "
+    "the revision).",
 )
 
 retriever_config_option: Decorator = click.option(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from codegold.cli._options import cases_option, selection_options
+from codegold.cli._options import cases_option, policy_option, selection_options
 
 
 @click.command("eval")
@@ -49,6 +49,7 @@ from codegold.cli._options import cases_option, selection_options
     help="The revision your retriever indexed, for attempts without an index manifest: "
     "results then say it was asserted, not proven.",
 )
+@policy_option
 @selection_options
 @click.option("--quiet", is_flag=True, help="Print nothing on success.")
 def eval_(
@@ -58,6 +59,7 @@ def eval_(
     repo_path: Path | None,
     index_dir: Path | None,
     assume_revision: str | None,
+    policy_path: Path | None,
     case_ids: tuple[str, ...],
     tags: tuple[str, ...],
     quiet: bool,
@@ -84,6 +86,7 @@ def eval_(
             progress=report,
             log=None if quiet else echo_err,
             assume_revision=assumed,
+            policy_path=policy_path,
         )
     if not quiet:
         from codegold.report.terminal import print_summary

@@ -46,6 +46,9 @@ class Diagnosis(_Record):
     owner: str
     detail: str
     evidence: dict[str, Any] = msgspec.field(default_factory=dict)
+    team: str | None = None
+    """The team the owner and the case's files map to (codegold.owners); null without
+    an [owners] table or a match."""
 
 
 class ContextBudget(_Record):

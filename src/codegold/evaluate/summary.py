@@ -36,7 +36,16 @@ def aggregate(records: Sequence[CaseResult]) -> dict[str, Any]:
     figures: dict[str, Any] = {m.name: m.compute(records) for m in METRICS.values()}
     figures["causes"] = dict(sorted(Counter(_cause(r) for r in records if _cause(r)).items()))
     figures["owners"] = dict(sorted(Counter(_owner(r) for r in records if _owner(r)).items()))
+    teams = Counter(_team(r) for r in records if _team(r))
+    if teams:  # only with an [owners] table
+        figures["teams"] = dict(sorted(teams.items()))
     return figures
+
+
+def _team(record: CaseResult) -> str | None:
+    if record.passed or record.diagnosis is None:
+        return None
+    return record.diagnosis.team
 
 
 def _cause(record: CaseResult) -> str | None:

@@ -3,6 +3,7 @@ library functions, composed from the steps of this package."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from codegold.corpus.git import GitRepo
 from codegold.diagnose import DiagnosisContext
 from codegold.evaluate.records import CaseResult
 from codegold.index.store import IndexCache, LoadedIndex
+from codegold.owners import OwnerMap, load_owners
 from codegold.pipeline.indexing import Log, Progress, index_revisions
 from codegold.pipeline.scoring import diagnosis_context, score, write_run
 from codegold.resolve import SpanResolver
@@ -66,6 +68,18 @@ def retrieve_suite(
         indexes.root, settings, embedder=embedder, make_retriever=make, indexes=indexes
     )
     return session.retrieve_suite(suite, repeat=repeat, progress=progress)
+
+
+def suite_owners(suite: Suite, git: GitRepo | None, policy_path: Path | None) -> OwnerMap | None:
+    """The ``[owners]`` table: of ``--policy``, else of the repository's codegold.toml
+    at the revision most cases pin (ties: the smaller sha)."""
+    if policy_path is not None:
+        return load_owners(config_path=policy_path)
+    pinned = Counter(c.revision for c in suite.cases if c.revision)
+    if git is None or not pinned:
+        return None
+    revision = min(pinned, key=lambda sha: (-pinned[sha], sha))
+    return load_owners(repo=git, revision=revision)
 
 
 def run_pipeline(
@@ -122,6 +136,7 @@ def run_pipeline(
             diagnosis=lambda: diagnosis_context(git, indexes),
             mode="live",
             selection=selection,
+            owners=suite_owners(suite, git, policy_path),
         )
     summary = write_run(out_dir, scored, attempts=attempts)
     return RunOutput(summary, scored.records, indexes.loads)
@@ -139,6 +154,7 @@ def eval_pipeline(
     assume_revision: str | None = None,
     case_ids: Sequence[str] = (),
     tags: Sequence[str] = (),
+    policy_path: Path | None = None,
 ) -> RunOutput:
     """Score recorded attempts (of every case, or of the cases ``case_ids`` and
     ``tags`` select); with a repository (its indexes built when missing) or an index
@@ -184,6 +200,7 @@ def eval_pipeline(
             diagnosis=diagnosis if diagnose else None,
             attempts_digest=lambda: digest_file(attempts_path),
             selection=selection,
+            owners=suite_owners(suite, git, policy_path),
         )
     summary = write_run(out_dir, scored)
     return RunOutput(summary, scored.records, indexes.loads)

@@ -18,6 +18,7 @@ from codegold.evaluate import evaluate_attempts
 from codegold.evaluate.records import CaseResult
 from codegold.evaluate.repeat import check_repeats
 from codegold.index.store import IndexCache
+from codegold.owners import OwnerMap, assign_teams
 from codegold.report.artifacts import ATTEMPTS, AttemptLedger, run_identity, write_results
 
 AttemptSource = Callable[[], Iterable[Attempt]]
@@ -76,6 +77,7 @@ def score(
     attempts_digest: Callable[[], str] | None = None,
     mode: str = "recorded",
     selection: Selection | None = None,
+    owners: OwnerMap | None = None,
 ) -> Scored:
     """Evaluate every attempt, diagnose the failures, flag cases whose identical repeated
     attempts ranked differently, and gather the run identity.
@@ -83,11 +85,13 @@ def score(
     ``diagnosis`` is called once the attempts are evaluated (so bad attempts are
     reported before any index is built); ``attempts_digest`` names a recorded file;
     ``mode`` is ``live`` when codegold retrieved, ``recorded`` when it read attempts;
-    ``selection`` (``--case``/``--tag``) goes into the identity (``null``: every case)."""
+    ``selection`` (``--case``/``--tag``) goes into the identity (``null``: every case);
+    ``owners`` (the ``[owners]`` table) gives each diagnosis its team."""
     ledger = AttemptLedger()
     records = evaluate_attempts(suite, ledger.watch(attempts()), mode=mode)
     if diagnosis is not None:
         records = _diagnose(suite, records, attempts, diagnosis())
+    records = assign_teams(records, suite, owners)
     # read once more only when some case has several attempts
     records, repeats = check_repeats(records, _Again(attempts))
     digest = attempts_digest() if attempts_digest is not None else None

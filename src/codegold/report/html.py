@@ -27,6 +27,7 @@ import msgspec
 from codegold.evaluate.metrics import METRICS, Metric, metric
 from codegold.evaluate.records import CaseResult, RankedEntry
 from codegold.evaluate.summary import SLICE_KINDS
+from codegold.owners import owner_label
 from codegold.redact import redact_record
 from codegold.report.terminal import failure_reason
 
@@ -543,6 +544,18 @@ def _causes_section(summary: Mapping[str, Any], records: Sequence[CaseResult]) -
             '<table class="plain" id="owners-table"><thead><tr><th>owner</th>'
             f'<th class="num">records</th></tr></thead><tbody>{body}</tbody></table></div>'
         )
+    teams: Mapping[str, int] = overall.get("teams") or {}
+    if teams:
+        body = "".join(
+            f'<tr><td data-key="team">{_e(t)}</td>'
+            f'<td data-key="count" data-value="{n}" class="num">{n}</td></tr>'
+            for t, n in _by_count(teams)
+        )
+        out.append(
+            '<div class="breakdown"><h3>By team</h3>'
+            '<table class="plain" id="teams-table"><thead><tr><th>team</th>'
+            f'<th class="num">records</th></tr></thead><tbody>{body}</tbody></table></div>'
+        )
     out.append("</div>")
     out.append("</section>")
     return "\n".join(out)
@@ -593,7 +606,11 @@ def _records_section(records: Sequence[CaseResult], anchors: Mapping[int, str]) 
         anchor = anchors.get(id(r))
         if anchor:
             case = f'<a href="#{anchor}">{case}</a>'
-        cause = f"{r.diagnosis.cause} → {r.diagnosis.owner}" if r.diagnosis and not r.passed else ""
+        cause = (
+            f"{r.diagnosis.cause} → {owner_label(r.diagnosis.owner, r.diagnosis.team)}"
+            if r.diagnosis and not r.passed
+            else ""
+        )
         rows.append(
             f'<tr class="verdict-{verdict}">'
             f'<td data-value="{_e(r.case_id)}">{case}</td>'
@@ -693,7 +710,8 @@ def _case_section(original: CaseResult, anchor: str) -> str:
         out.append('<div class="diagnosis">')
         out.append(
             f'<p><span class="cause">{_e(record.diagnosis.cause)}</span> → '
-            f'<span class="owner">{_e(record.diagnosis.owner)}</span></p>'
+            f'<span class="owner">'
+            f"{_e(owner_label(record.diagnosis.owner, record.diagnosis.team))}</span></p>"
         )
         if detail:
             out.append(f'<p class="detail">{_e(detail)}</p>')

@@ -21,6 +21,7 @@ from typing import Any
 
 from codegold.evaluate.metrics import counts, means
 from codegold.evaluate.records import CaseResult
+from codegold.owners import owner_label
 from codegold.redact import redact
 
 __all__ = ["failure_message", "render_junit"]
@@ -148,7 +149,8 @@ def failure_message(record: CaseResult) -> str:
     """One line: cause → owner, missing groups, forbidden files, revision trouble."""
     parts: list[str] = []
     if record.diagnosis is not None:
-        parts.append(f"{record.diagnosis.cause} → {record.diagnosis.owner}")
+        who = owner_label(record.diagnosis.owner, record.diagnosis.team)
+        parts.append(f"{record.diagnosis.cause} → {who}")
     if record.missing_group_ids:
         parts.append(
             f"missing groups within top {record.cutoff}: {', '.join(record.missing_group_ids)}"
@@ -172,7 +174,8 @@ def _body(record: CaseResult) -> str:
     if record.valid:
         lines.append(f"first relevant rank: {record.first_relevant_rank or '-'}")
     if record.diagnosis is not None:
-        lines.append(f"cause: {record.diagnosis.cause} -> {record.diagnosis.owner}")
+        who = owner_label(record.diagnosis.owner, record.diagnosis.team)
+        lines.append(f"cause: {record.diagnosis.cause} -> {who}")
         if record.diagnosis.detail:
             lines.append(f"detail: {_redacted(record.diagnosis.detail)}")
     top = [e for e in sorted(record.ranked, key=lambda e: e.rank) if e.rank <= record.cutoff]

@@ -7,6 +7,7 @@ from typing import Any
 
 from codegold.evaluate.metrics import family, metric
 from codegold.evaluate.records import CaseResult
+from codegold.owners import owner_label
 
 _COLUMNS = tuple(
     metric(name)
@@ -96,5 +97,6 @@ def failure_reason(record: CaseResult) -> str:
     if record.revision_mismatches:
         parts.append(f"{len(record.revision_mismatches)} chunk(s) from another revision")
     if record.diagnosis is not None and record.diagnosis.cause not in ("invalid_run",):
-        parts.append(f"cause: {record.diagnosis.cause} → {record.diagnosis.owner}")
+        who = owner_label(record.diagnosis.owner, record.diagnosis.team)
+        parts.append(f"cause: {record.diagnosis.cause} → {who}")
     return "; ".join(parts) or "failed"
