@@ -124,8 +124,8 @@ class RetrieverConfig:
     sibling_factor: float = 0.4
     # issue reports (a pasted bug report): files ranked by aggregated evidence
     issue_reports: bool = True
-    issue_chunk_weight: float = 1.0
-    issue_file_weight: float = 1.0
+    issue_chunk_weight: float = 1.5
+    issue_file_weight: float = 0.5
     issue_chunk_decay: float = 0.5
     issue_chunk_top: int = 3
     issue_code_weight: float = 1.0

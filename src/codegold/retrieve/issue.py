@@ -67,6 +67,10 @@ def query_weights(analysis: QueryAnalysis, cfg: RetrieverConfig) -> dict[str, fl
 
 
 _DOC_DIRS = frozenset({"doc", "docs", "documentation", "example", "examples", "tutorial"})
+#: Folders of bundled third-party code (astropy's cextern/, extern/ply): rarely the fix.
+_VENDOR_DIRS = frozenset(
+    {"extern", "cextern", "external", "vendor", "vendored", "_vendor", "third_party", "bundled"}
+)
 
 
 def _role_of(path: str, file_role: str, language: str | None, primary: str | None) -> str:
@@ -76,9 +80,10 @@ def _role_of(path: str, file_role: str, language: str | None, primary: str | Non
     project), else ``source``."""
     if file_role == "test":
         return "test"
-    if file_role == "docs" or any(part in _DOC_DIRS for part in path.split("/")[:-1]):
+    folders = path.split("/")[:-1]
+    if file_role == "docs" or any(part in _DOC_DIRS for part in folders):
         return "docs"
-    if language is None:
+    if language is None or any(part in _VENDOR_DIRS for part in folders):
         return "other"
     if primary is not None and language != primary:
         return "foreign"
@@ -97,10 +102,20 @@ def primary_language(index: LoadedIndex) -> str | None:
 
 
 def _primary(index: LoadedIndex) -> str | None:
+    """The language of most first-party source files, when it holds a clear majority
+    (60%); None (no language is foreign) otherwise."""
     counts = Counter(
-        e.language for e in index.inventory if e.language and str(e.role) == "source" and e.chunks
+        e.language
+        for e in index.inventory
+        if e.language
+        and str(e.role) == "source"
+        and e.chunks
+        and not any(part in _VENDOR_DIRS for part in e.path.split("/")[:-1])
     )
-    return min(counts, key=lambda lang: (-counts[lang], lang)) if counts else None
+    if not counts:
+        return None
+    best = min(counts, key=lambda lang: (-counts[lang], lang))
+    return best if counts[best] >= 0.6 * sum(counts.values()) else None
 
 
 def _suffix_match(path: str, files: dict[str, int]) -> str | None:
