@@ -178,6 +178,7 @@ IDIOMS: tuple[tuple[str, str, str, str], ...] = (
     ("sinatra", "lib/sinatra/base.rb", "Base.settings", "def self.settings"),
     ("ripgrep", "tests/regression.rs", "r16", "rgtest!(r16,"),
     ("sinatra", "lib/sinatra/base.rb", "call_without_check", "alias_method :call_without_check"),
+    ("sinatra", "lib/sinatra/base.rb", "Base.request", "attr_accessor :app, :env, :request"),
     ("gin", "binding/form_mapping_test.go", "slice with default", 't.Run("slice with default"'),
 )
 
