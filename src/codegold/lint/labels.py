@@ -10,6 +10,7 @@ from codegold.cases.match import symbol_matches
 from codegold.cases.model import Case, SuiteFile
 from codegold.cases.suite import ResolvedCase, Suite
 from codegold.corpus.model import FileStatus
+from codegold.diagnose.targets import TargetFacts
 from codegold.errors import InputError
 from codegold.index.store import IndexedChunk, LoadedIndex
 from codegold.lint.document import _Document, _render, _Slot, _slots
@@ -230,94 +231,149 @@ def _lint_defaults(
 
 
 def _lint_target(out: _Collector, where: tuple[str, int], rev: _Revision, slot: _Slot) -> None:
+    """The target's checks in order, each stopping the walk when what follows can't be checked."""
     t = slot.target
     facts = rev.facts(t)
     if not facts.files:
-        if t.file is not None:
-            similar = _similar_paths(rev, t.file)
-            hint = f" (same name: {', '.join(similar)})" if similar else ""
-            out.add(
-                Severity.ERROR,
-                Check.MISSING_FILE,
-                where,
-                [*slot.parts, "file"],
-                f"{t.file} does not exist at {rev.short}{hint}",
-            )
-        else:
-            out.add(
-                Severity.ERROR,
-                Check.NO_MATCHING_FILE,
-                where,
-                [*slot.parts, "filePattern"],
-                f"no file at {rev.short} matches {t.file_pattern!r}",
-            )
+        _missing_file_finding(out, where, rev, slot)
         return
     place = t.file or f"any file matching {t.file_pattern!r}"
-    if all(e.status in _UNCHECKABLE for e in facts.inventory):
-        e = facts.inventory[0]
-        lfs = e.status is FileStatus.LFS_POINTER
-        out.add(
-            Severity.WARNING,
-            Check.LFS_POINTER if lfs else Check.UNREADABLE_FILE,
-            where,
-            [*slot.parts, "file" if t.file else "filePattern"],
-            f"{e.path} is a Git LFS pointer at {rev.short}: its content is stored outside "
-            "git, so codegold neither indexes it nor checks symbol, roles or lines"
-            if lfs
-            else f"{e.path} is listed at {rev.short} but its blob is missing from the "
-            "repository's object database (a partial clone or a damaged copy): it is not "
-            "indexed, and symbol, roles and lines are not checked",
-        )
+    if _unreadable_finding(out, where, rev, slot, facts):
         return
-    if t.symbol is not None and facts.symbol_found is False:
-        elsewhere = [c for c in rev.definitions(t.symbol, exact=True) if c.file not in facts.files]
-        hint = ""
-        if elsewhere:
-            shown = ", ".join(c.file for c in elsewhere[:3])
-            more = f" and {len(elsewhere) - 3} more" if len(elsewhere) > 3 else ""
-            hint = f"; it is defined in {shown}{more}"
-        out.add(
-            Severity.ERROR,
-            Check.MISSING_SYMBOL,
-            where,
-            [*slot.parts, "symbol"],
-            f"{t.symbol} is not defined in {place} at {rev.short}{hint}",
-        )
+    if _missing_symbol_finding(out, where, rev, slot, facts, place):
         return
     indexed = [e for e in facts.inventory if e.status in _INDEXED]
     if not indexed:
-        e = facts.inventory[0]
-        rule = f", rule {e.rule}" if e.rule else ""
-        out.add(
-            Severity.WARNING,
-            Check.EXCLUDED_BY_POLICY,
-            where,
-            [*slot.parts, "file" if t.file else "filePattern"],
-            f"{e.path} exists at {rev.short} but codegold's path policy leaves it out of the "
-            f"index ({e.status}{rule}): the reference retriever never returns it; symbol, "
-            "roles and lines are not checked",
-        )
+        _excluded_finding(out, where, rev, slot, facts)
         return
     files = [e.path for e in indexed]
-    chunks = rev.chunks(files)
-    if t.symbol is not None:
-        named = [c for c in chunks if symbol_matches(t.symbol, c.symbol, c.symbols)]
-        if not named:
-            out.add(
-                Severity.INFO,
-                Check.SYMBOL_NOT_CHUNKED,
-                where,
-                [*slot.parts, "symbol"],
-                f"{t.symbol} looks defined in {place} (by its text) but no chunk of codegold's "
-                f"index at {rev.short} carries it: roles and lines are not checked",
-            )
-            return
-    else:
-        named = chunks
+    named = _named_chunks(out, where, rev, slot, files, place)
+    if named is None:
+        return
     if t.roles and named and not any(c.role in t.roles for c in named):
         _role_finding(out, where, rev, slot, named)
     if t.lines is not None:
         _lines_finding(out, where, rev, slot, files)
+
+
+def _missing_file_finding(
+    out: _Collector, where: tuple[str, int], rev: _Revision, slot: _Slot
+) -> None:
+    t = slot.target
+    if t.file is not None:
+        similar = _similar_paths(rev, t.file)
+        hint = f" (same name: {', '.join(similar)})" if similar else ""
+        out.add(
+            Severity.ERROR,
+            Check.MISSING_FILE,
+            where,
+            [*slot.parts, "file"],
+            f"{t.file} does not exist at {rev.short}{hint}",
+        )
+    else:
+        out.add(
+            Severity.ERROR,
+            Check.NO_MATCHING_FILE,
+            where,
+            [*slot.parts, "filePattern"],
+            f"no file at {rev.short} matches {t.file_pattern!r}",
+        )
+
+
+def _unreadable_finding(
+    out: _Collector, where: tuple[str, int], rev: _Revision, slot: _Slot, facts: TargetFacts
+) -> bool:
+    """Every matching file is an LFS pointer or a missing blob: warn, and stop."""
+    if not all(e.status in _UNCHECKABLE for e in facts.inventory):
+        return False
+    t = slot.target
+    e = facts.inventory[0]
+    lfs = e.status is FileStatus.LFS_POINTER
+    out.add(
+        Severity.WARNING,
+        Check.LFS_POINTER if lfs else Check.UNREADABLE_FILE,
+        where,
+        [*slot.parts, "file" if t.file else "filePattern"],
+        f"{e.path} is a Git LFS pointer at {rev.short}: its content is stored outside "
+        "git, so codegold neither indexes it nor checks symbol, roles or lines"
+        if lfs
+        else f"{e.path} is listed at {rev.short} but its blob is missing from the "
+        "repository's object database (a partial clone or a damaged copy): it is not "
+        "indexed, and symbol, roles and lines are not checked",
+    )
+    return True
+
+
+def _missing_symbol_finding(
+    out: _Collector,
+    where: tuple[str, int],
+    rev: _Revision,
+    slot: _Slot,
+    facts: TargetFacts,
+    place: str,
+) -> bool:
+    """The symbol is not defined in the target's files: report where it is, and stop."""
+    t = slot.target
+    if t.symbol is None or facts.symbol_found is not False:
+        return False
+    elsewhere = [c for c in rev.definitions(t.symbol, exact=True) if c.file not in facts.files]
+    hint = ""
+    if elsewhere:
+        shown = ", ".join(c.file for c in elsewhere[:3])
+        more = f" and {len(elsewhere) - 3} more" if len(elsewhere) > 3 else ""
+        hint = f"; it is defined in {shown}{more}"
+    out.add(
+        Severity.ERROR,
+        Check.MISSING_SYMBOL,
+        where,
+        [*slot.parts, "symbol"],
+        f"{t.symbol} is not defined in {place} at {rev.short}{hint}",
+    )
+    return True
+
+
+def _excluded_finding(
+    out: _Collector, where: tuple[str, int], rev: _Revision, slot: _Slot, facts: TargetFacts
+) -> None:
+    t = slot.target
+    e = facts.inventory[0]
+    rule = f", rule {e.rule}" if e.rule else ""
+    out.add(
+        Severity.WARNING,
+        Check.EXCLUDED_BY_POLICY,
+        where,
+        [*slot.parts, "file" if t.file else "filePattern"],
+        f"{e.path} exists at {rev.short} but codegold's path policy leaves it out of the "
+        f"index ({e.status}{rule}): the reference retriever never returns it; symbol, "
+        "roles and lines are not checked",
+    )
+
+
+def _named_chunks(
+    out: _Collector,
+    where: tuple[str, int],
+    rev: _Revision,
+    slot: _Slot,
+    files: Sequence[str],
+    place: str,
+) -> list[IndexedChunk] | None:
+    """The indexed chunks the target names; None (after an info finding) when no chunk does."""
+    t = slot.target
+    chunks = rev.chunks(files)
+    if t.symbol is None:
+        return chunks
+    named = [c for c in chunks if symbol_matches(t.symbol, c.symbol, c.symbols)]
+    if not named:
+        out.add(
+            Severity.INFO,
+            Check.SYMBOL_NOT_CHUNKED,
+            where,
+            [*slot.parts, "symbol"],
+            f"{t.symbol} looks defined in {place} (by its text) but no chunk of codegold's "
+            f"index at {rev.short} carries it: roles and lines are not checked",
+        )
+        return None
+    return named
 
 
 def _role_finding(
