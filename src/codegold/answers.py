@@ -52,7 +52,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -342,56 +342,54 @@ def _group_evidence(
     return evidence, missing
 
 
-def _judge(
+class _Linked(NamedTuple):
+    """An answer tied to its attempt, result record, retried attempt and context chunks."""
+
+    attempt: Attempt
+    record: CaseResult
+    prior: str | None
+    context: list[RetrievedChunk]
+
+
+def _link(
     answer: LoggedAnswer,
     attempts: Mapping[str, Attempt],
     records: Mapping[str, CaseResult],
     answers: Mapping[str, LoggedAnswer],
-    cases: Mapping[str, ResolvedCase] | None,
-) -> AnswerResult:
+) -> _Linked | str:
+    """The answer's attempt, record, retry and context, or the reason it cannot be resolved."""
     raw = answer.raw
     attempt = attempts.get(raw.attempt_id)
     if attempt is None:
-        return AnswerResult(
-            answer, False, f"attemptId {raw.attempt_id!r} is not among the attempts"
-        )
+        return f"attemptId {raw.attempt_id!r} is not among the attempts"
     if attempt.case_id != raw.case_id:
-        return AnswerResult(
-            answer,
-            False,
-            f"attempt {raw.attempt_id!r} belongs to case {attempt.case_id!r}, not {raw.case_id!r}",
+        return (
+            f"attempt {raw.attempt_id!r} belongs to case {attempt.case_id!r}, not {raw.case_id!r}"
         )
     record = records.get(raw.attempt_id)
     if record is None:
-        return AnswerResult(answer, False, f"attempt {raw.attempt_id!r} has no result record")
+        return f"attempt {raw.attempt_id!r} has no result record"
     prior, problem = _resolve_retry(answer, attempt, attempts, answers)
     if problem is not None:
-        return AnswerResult(answer, False, problem)
+        return problem
     chunks = _chunks_of(attempt)
     unknown = [c for c in raw.context_ids if c not in chunks]
     if unknown:
         shown = ", ".join(unknown[:3]) + (", …" if len(unknown) > 3 else "")
-        return AnswerResult(
-            answer,
-            False,
+        return (
             f"{len(unknown)} context id(s) are not among attempt {raw.attempt_id!r}'s "
-            f"ranked or candidate chunks: {shown}",
+            f"ranked or candidate chunks: {shown}"
         )
-    context = [chunks[c] for c in raw.context_ids]
-    base: dict[str, Any] = {
-        "retry_of_attempt": prior,
-        "new_attempt": None if prior is None else prior != attempt.attempt_id,
-        "retrieval_passed": record.passed,
-    }
-    if answer.passed:
-        return AnswerResult(answer, True, **base)
-    case = cases.get(raw.case_id) if cases is not None else None
-    revision = record.repository_revision
-    stale = tuple(
-        c.chunk_id for c in context if revision is not None and c.repository_revision != revision
-    )
-    by_rank = {e.chunk_id: e.match for e in record.ranked}
-    forbidden = tuple(
+    return _Linked(attempt, record, prior, [chunks[c] for c in raw.context_ids])
+
+
+def _forbidden_in(
+    context: Sequence[RetrievedChunk],
+    case: ResolvedCase | None,
+    by_rank: Mapping[str, str],
+) -> tuple[str, ...]:
+    """Context chunks under a forbidden prefix (by the suite), else forbidden by the record."""
+    return tuple(
         c.chunk_id
         for c in context
         if (
@@ -400,13 +398,50 @@ def _judge(
             else by_rank.get(c.chunk_id) == Match.FORBIDDEN
         )
     )
+
+
+def _evidence_in(
+    context: Sequence[RetrievedChunk],
+    case: ResolvedCase | None,
+    by_rank: Mapping[str, str],
+    record: CaseResult,
+) -> tuple[list[str], list[str], str]:
+    """(evidence chunk ids, missing group ids, which check decided: "suite" or "record")."""
     if case is not None:
         evidence, missing = _group_evidence(case, context)
-        check = "suite"
-    else:
-        evidence = [c.chunk_id for c in context if by_rank.get(c.chunk_id) == Match.ACCEPTED]
-        missing = [] if evidence else (record.missing_group_ids or ["accepted"])
-        check = "record"
+        return evidence, missing, "suite"
+    evidence = [c.chunk_id for c in context if by_rank.get(c.chunk_id) == Match.ACCEPTED]
+    missing = [] if evidence else (record.missing_group_ids or ["accepted"])
+    return evidence, missing, "record"
+
+
+def _judge(
+    answer: LoggedAnswer,
+    attempts: Mapping[str, Attempt],
+    records: Mapping[str, CaseResult],
+    answers: Mapping[str, LoggedAnswer],
+    cases: Mapping[str, ResolvedCase] | None,
+) -> AnswerResult:
+    linked = _link(answer, attempts, records, answers)
+    if isinstance(linked, str):
+        return AnswerResult(answer, False, linked)
+    attempt, record, prior, context = linked
+    base: dict[str, Any] = {
+        "retry_of_attempt": prior,
+        "new_attempt": None if prior is None else prior != attempt.attempt_id,
+        "retrieval_passed": record.passed,
+    }
+    if answer.passed:
+        return AnswerResult(answer, True, **base)
+    raw = answer.raw
+    case = cases.get(raw.case_id) if cases is not None else None
+    revision = record.repository_revision
+    stale = tuple(
+        c.chunk_id for c in context if revision is not None and c.repository_revision != revision
+    )
+    by_rank = {e.chunk_id: e.match for e in record.ranked}
+    forbidden = _forbidden_in(context, case, by_rank)
+    evidence, missing, check = _evidence_in(context, case, by_rank, record)
     common: dict[str, Any] = {
         **base,
         "evidence_check": check,
