@@ -46,17 +46,12 @@ def excerpt(text: str, span: tuple[int, int]) -> dict[str, Any]:
     return {"lines": [start, end], "text": body, "redactions": body.count(MARKER)}
 
 
-def build_bundle(
+def _target_entries(
     record: CaseResult,
-    attempt: Attempt | None,
-    *,
-    index: LoadedIndex | None,
+    evidence: dict[str, Any],
     read_text: Callable[[str, str], str | None],
-    depth: int = 20,
-) -> dict[str, Any]:
-    """One failed case's evidence bundle as a JSON-ready dict."""
-    diagnosis = msgspec.to_builtins(record.diagnosis) if record.diagnosis else None
-    evidence = (diagnosis or {}).get("evidence", {})
+) -> list[dict[str, Any]]:
+    """The diagnosis's facts per evidence group, each with an excerpt where its span is known."""
     targets: list[dict[str, Any]] = []
     for group_id, facts in (evidence.get("groups") or {}).items():
         for fact in facts:
@@ -68,45 +63,79 @@ def build_bundle(
                 if text is not None:
                     entry["excerpt"] = excerpt(text, (span[0], span[1]))
             targets.append(entry)
+    return targets
+
+
+def _verdict(record: CaseResult) -> dict[str, Any]:
+    return {
+        "passed": record.passed,
+        "valid": record.valid,
+        "invalidReason": record.invalid_reason,
+        "firstRelevantRank": record.first_relevant_rank,
+        "groupRecall": record.group_recall,
+        "missingGroupIds": record.missing_group_ids,
+        "forbiddenChunkIds": record.forbidden_chunk_ids,
+        "revisionMismatches": record.revision_mismatches,
+    }
+
+
+def _attempt_parts(attempt: Attempt | None, depth: int) -> dict[str, Any]:
+    """What the bundle reads from the attempt (None or empty when there is none)."""
+    if attempt is None:
+        return {
+            "rewritten": None,
+            "filters": None,
+            "indexRevision": None,
+            "index": None,
+            "chunkerVersion": None,
+            "candidates": [],
+            "ranked": [],
+            "contextIds": None,
+        }
+    manifest = attempt.index
+    return {
+        "rewritten": attempt.rewritten_query,
+        "filters": attempt.filters,
+        "indexRevision": manifest.repository_revision if manifest else None,
+        "index": msgspec.to_builtins(manifest) if manifest else None,
+        "chunkerVersion": manifest.chunker_version if manifest else None,
+        "candidates": [
+            _chunk_row(i, c) for i, c in enumerate((attempt.candidates or ())[:depth], 1)
+        ],
+        "ranked": [_chunk_row(i, c) for i, c in enumerate(attempt.ranked[:depth], 1)],
+        "contextIds": list(attempt.context_ids) if attempt.context_ids else None,
+    }
+
+
+def build_bundle(
+    record: CaseResult,
+    attempt: Attempt | None,
+    *,
+    index: LoadedIndex | None,
+    read_text: Callable[[str, str], str | None],
+    depth: int = 20,
+) -> dict[str, Any]:
+    """One failed case's evidence bundle as a JSON-ready dict."""
+    diagnosis = msgspec.to_builtins(record.diagnosis) if record.diagnosis else None
+    evidence = (diagnosis or {}).get("evidence", {})
+    a = _attempt_parts(attempt, depth)
     bundle: dict[str, Any] = {
         "caseId": record.case_id,
         "attemptId": record.attempt_id,
-        "query": {
-            "raw": record.query,
-            "rewritten": attempt.rewritten_query if attempt else None,
-            "filters": attempt.filters if attempt else None,
-        },
-        "revisions": {
-            "case": record.repository_revision,
-            "index": attempt.index.repository_revision if attempt and attempt.index else None,
-        },
-        "index": msgspec.to_builtins(attempt.index) if attempt and attempt.index else None,
+        "query": {"raw": record.query, "rewritten": a["rewritten"], "filters": a["filters"]},
+        "revisions": {"case": record.repository_revision, "index": a["indexRevision"]},
+        "index": a["index"],
         "codegoldIndex": msgspec.to_builtins(index.manifest) if index is not None else None,
-        "chunkerVersion": attempt.index.chunker_version if attempt and attempt.index else None,
+        "chunkerVersion": a["chunkerVersion"],
         "evaluatorVersion": evidence.get("evaluatorVersion"),
         "cutoff": record.cutoff,
-        "verdict": {
-            "passed": record.passed,
-            "valid": record.valid,
-            "invalidReason": record.invalid_reason,
-            "firstRelevantRank": record.first_relevant_rank,
-            "groupRecall": record.group_recall,
-            "missingGroupIds": record.missing_group_ids,
-            "forbiddenChunkIds": record.forbidden_chunk_ids,
-            "revisionMismatches": record.revision_mismatches,
-        },
+        "verdict": _verdict(record),
         "diagnosis": {k: v for k, v in (diagnosis or {}).items() if k != "evidence"},
-        "targets": targets,
-        "candidatesBeforeRerank": [
-            _chunk_row(i, c) for i, c in enumerate((attempt.candidates or ())[:depth], 1)
-        ]
-        if attempt
-        else [],
-        "rankedAfterRerank": [_chunk_row(i, c) for i, c in enumerate(attempt.ranked[:depth], 1)]
-        if attempt
-        else [],
+        "targets": _target_entries(record, evidence, read_text),
+        "candidatesBeforeRerank": a["candidates"],
+        "rankedAfterRerank": a["ranked"],
         "rationale": evidence.get("rationale"),
-        "contextIds": list(attempt.context_ids) if attempt and attempt.context_ids else None,
+        "contextIds": a["contextIds"],
         "evidence": evidence,
     }
     return bundle
