@@ -354,8 +354,7 @@ class _File:
                 owner.names.append(text)
 
     def nest(self, ordered: list[_Def]) -> None:
-        spec = self.spec
-        namespaces = spec.namespace_kinds
+        """Link each definition to its enclosing one, then name it in that scope."""
         stack: list[_Def] = []
         for d in ordered:
             while stack and stack[-1].end_byte <= d.start_byte:
@@ -372,23 +371,33 @@ class _File:
             if d.local or d.titled:
                 d.qnames = list(d.names)
                 continue
-            qualifier = parent
-            while qualifier is not None and (qualifier.kind in namespaces or qualifier.titled):
-                qualifier = qualifier.parent
-            if d.kind == "function" and qualifier is not None:
-                d.kind = "method"
-            if d.constructor and qualifier is not None and d.kind not in CONTAINER_KINDS:
-                d.names = [qualifier.names[0].rsplit(".", 1)[-1]]
-            base = d.scope or (qualifier.qname if qualifier is not None else None)
-            qnames = [f"{base}.{name}" if base else name for name in d.names]
-            if spec.innermost_qualifier and base and "." in base and d.kind not in CONTAINER_KINDS:
-                # Ruby: a method is named by its innermost class or module; the fully
-                # qualified spelling stays as a second name.
-                inner = base.rsplit(".", 1)[1]
-                qnames = [f"{inner}.{name}" for name in d.names] + qnames
-            if d.constructor and d.kind in CONTAINER_KINDS:
-                qnames.append(f"{qnames[0]}.{d.names[0]}")
-            d.qnames = _rewrite(qnames, spec.symbol_rewrites)
+            self.qualify(d, parent)
+
+    def qualify(self, d: _Def, parent: _Def | None) -> None:
+        """Name ``d`` by its nearest enclosing definition that is neither a namespace nor
+        titled: a function there becomes a method, a constructor takes its name."""
+        namespaces = self.spec.namespace_kinds
+        qualifier = parent
+        while qualifier is not None and (qualifier.kind in namespaces or qualifier.titled):
+            qualifier = qualifier.parent
+        if d.kind == "function" and qualifier is not None:
+            d.kind = "method"
+        if d.constructor and qualifier is not None and d.kind not in CONTAINER_KINDS:
+            d.names = [qualifier.names[0].rsplit(".", 1)[-1]]
+        base = d.scope or (qualifier.qname if qualifier is not None else None)
+        d.qnames = _rewrite(self.qualified_names(d, base), self.spec.symbol_rewrites)
+
+    def qualified_names(self, d: _Def, base: str | None) -> list[str]:
+        """``d``'s names under ``base``, before the spec's rewrites."""
+        qnames = [f"{base}.{name}" if base else name for name in d.names]
+        if self.spec.innermost_qualifier and base and "." in base and d.kind not in CONTAINER_KINDS:
+            # Ruby: a method is named by its innermost class or module; the fully
+            # qualified spelling stays as a second name.
+            inner = base.rsplit(".", 1)[1]
+            qnames = [f"{inner}.{name}" for name in d.names] + qnames
+        if d.constructor and d.kind in CONTAINER_KINDS:
+            qnames.append(f"{qnames[0]}.{d.names[0]}")
+        return qnames
 
     def compute_span(self, d: _Def) -> None:
         top = d.node
