@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from codegold.attempts import asserted_manifest
-from codegold.cases.suite import Suite
+from codegold.cases.suite import ResolvedCase, Suite
 from codegold.errors import InputError
 
 __all__ = ["Span", "TraceImport", "import_traces", "read_spans"]
@@ -372,6 +372,84 @@ def _iso(ns: int) -> str | None:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def _case_of(
+    span: Span,
+    query: str | None,
+    by_id: Mapping[str, Span],
+    cases: Mapping[str, ResolvedCase],
+    by_query: Mapping[str, list[str]],
+) -> tuple[str | None, str | None]:
+    """(the case a retriever span answers, or None; why it matches none, or None).
+
+    A ``codegold.case_id`` attribute on the span or an ancestor names the case; else
+    the span's query must equal exactly one case's query."""
+    case_id = _ancestor_attribute(span, by_id, CASE_ATTRIBUTE)
+    if case_id is not None:
+        case_id = str(case_id)
+        if case_id not in cases:
+            return None, f"codegold.case_id {case_id!r} is not in the suite"
+        return case_id, None
+    matches = by_query.get((query or "").strip(), [])
+    if not matches:
+        shown = (query or "")[:60]
+        return None, f"query {shown!r} matches no case"
+    if len(matches) > 1:
+        return None, f"query matches several cases: {', '.join(sorted(matches))}"
+    return matches[0], None
+
+
+def _asserted_index(
+    span: Span,
+    case_id: str,
+    by_id: Mapping[str, Span],
+    revision_for: Callable[[str], str | None] | None,
+    source: str,
+) -> dict[str, Any] | None:
+    """The index manifest asserted for the span's attempt, or None when no revision is known."""
+    revision = revision_for(case_id) if revision_for is not None else None
+    if revision is None:
+        stated = _ancestor_attribute(span, by_id, REVISION_ATTRIBUTES[0])
+        stated = stated or _ancestor_attribute(span, by_id, REVISION_ATTRIBUTES[1])
+        revision = str(stated) if stated else None
+    if revision is None:
+        return None
+    manifest = asserted_manifest(revision, source=f"trace:{Path(source).name}")
+    return {
+        "buildId": manifest.build_id,
+        "repositoryRevision": manifest.repository_revision,
+        "chunkerVersion": manifest.chunker_version,
+        "pathPolicy": manifest.path_policy,
+        "builtAt": manifest.built_at,
+        "complete": True,
+        "revisionAsserted": True,
+    }
+
+
+def _attempt_of(
+    span: Span, attempt_id: str, case: ResolvedCase, query: str | None, llm: Sequence[Span]
+) -> dict[str, Any]:
+    """The attempt a retriever span records, without its index manifest."""
+    chunks = _documents_of(span)
+    attempt: dict[str, Any] = {
+        "attemptId": attempt_id,
+        "caseId": case.id,
+        "query": query if query is not None else case.query,
+        "retriever": {"name": f"trace:{span.name}" if span.name else "trace"},
+        "mode": "imported",
+        "ranked": chunks,
+        "debug": {"traceId": span.trace_id, "spanId": span.span_id},
+    }
+    context = _context_ids(span, chunks, llm)
+    if context is not None:
+        attempt["contextIds"] = context
+    started = _iso(span.start_ns)
+    if started is not None:
+        attempt["startedAt"] = started
+        if span.end_ns >= span.start_ns:
+            attempt["durationMs"] = round((span.end_ns - span.start_ns) / 1e6, 3)
+    return attempt
+
+
 def import_traces(
     spans: Sequence[Span],
     suite: Suite,
@@ -398,61 +476,15 @@ def import_traces(
             continue
         result.retriever_spans += 1
         query = _query(span)
-        case_id = _ancestor_attribute(span, by_id, CASE_ATTRIBUTE)
-        if case_id is not None:
-            case_id = str(case_id)
-            if case_id not in cases:
-                result.unmatched.append(
-                    (span.span_id, f"codegold.case_id {case_id!r} is not in the suite")
-                )
-                continue
-        else:
-            matches = by_query.get((query or "").strip(), [])
-            if not matches:
-                shown = (query or "")[:60]
-                result.unmatched.append((span.span_id, f"query {shown!r} matches no case"))
-                continue
-            if len(matches) > 1:
-                result.unmatched.append(
-                    (span.span_id, f"query matches several cases: {', '.join(sorted(matches))}")
-                )
-                continue
-            case_id = matches[0]
-        chunks = _documents_of(span)
+        case_id, problem = _case_of(span, query, by_id, cases, by_query)
+        if case_id is None:
+            result.unmatched.append((span.span_id, problem or ""))
+            continue
         counts[case_id] = counts.get(case_id, 0) + 1
-        attempt: dict[str, Any] = {
-            "attemptId": f"{case_id}#{counts[case_id]}",
-            "caseId": case_id,
-            "query": query if query is not None else cases[case_id].query,
-            "retriever": {"name": f"trace:{span.name}" if span.name else "trace"},
-            "mode": "imported",
-            "ranked": chunks,
-            "debug": {"traceId": span.trace_id, "spanId": span.span_id},
-        }
-        context = _context_ids(span, chunks, llm)
-        if context is not None:
-            attempt["contextIds"] = context
-        started = _iso(span.start_ns)
-        if started is not None:
-            attempt["startedAt"] = started
-            if span.end_ns >= span.start_ns:
-                attempt["durationMs"] = round((span.end_ns - span.start_ns) / 1e6, 3)
-        revision = revision_for(case_id) if revision_for is not None else None
-        if revision is None:
-            stated = _ancestor_attribute(span, by_id, REVISION_ATTRIBUTES[0])
-            stated = stated or _ancestor_attribute(span, by_id, REVISION_ATTRIBUTES[1])
-            revision = str(stated) if stated else None
-        if revision is not None:
-            manifest = asserted_manifest(revision, source=f"trace:{Path(source).name}")
-            attempt["index"] = {
-                "buildId": manifest.build_id,
-                "repositoryRevision": manifest.repository_revision,
-                "chunkerVersion": manifest.chunker_version,
-                "pathPolicy": manifest.path_policy,
-                "builtAt": manifest.built_at,
-                "complete": True,
-                "revisionAsserted": True,
-            }
+        attempt = _attempt_of(span, f"{case_id}#{counts[case_id]}", cases[case_id], query, llm)
+        index = _asserted_index(span, case_id, by_id, revision_for, source)
+        if index is not None:
+            attempt["index"] = index
         result.attempts.append(attempt)
     answered = {a["caseId"] for a in result.attempts}
     result.cases_without_spans = [c.id for c in suite.cases if c.id not in answered]
