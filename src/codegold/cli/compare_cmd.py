@@ -6,9 +6,15 @@ Heavy imports (numpy, rich, the comparison itself) happen inside the commands, s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from codegold.evaluate.records import CaseResult
+    from codegold.gate import GateDecision
 
 _RESULTS = click.Path(path_type=Path, dir_okay=True)
 
@@ -155,14 +161,45 @@ def gate(
     """
     import dataclasses
 
-    from codegold._io import write_json_atomic
-    from codegold.cases.selection import partial_note, restrict, run_selection
-    from codegold.compare import run_differences, run_summary
-    from codegold.errors import InputError
     from codegold.evaluate.records import load_results
     from codegold.gate import evaluate_gate, load_policy
 
     policy = load_policy(policy_path)
+    only, notes = _gate_scope(results, baseline, allow_partial)
+    records = load_results(results)
+    base_records = load_results(baseline) if baseline is not None else None
+    if only is not None:
+        records = [r for r in records if r.case_id in only]
+        if base_records is not None:
+            base_records = [r for r in base_records if r.case_id in only]
+    differences: list[str] = []
+    if baseline is not None and base_records is not None:
+        differences = _incomparable(results, baseline, records, base_records, allow_incomparable)
+    notes = [*notes, *(f"not comparable with {baseline}: {d}" for d in differences)]
+    decision = evaluate_gate(
+        records,
+        policy,
+        base_records,
+        results_label=str(results),
+        baseline_label=str(baseline) if baseline is not None else "baseline",
+    )
+    if notes:
+        decision = dataclasses.replace(decision, warnings=(*notes, *decision.warnings))
+    _emit_decision(decision, json_out, fmt)
+    if decision.blocked:
+        # SystemExit rather than ctx.exit: the code must survive any caller of main().
+        raise SystemExit(1)
+
+
+def _gate_scope(
+    results: Path, baseline: Path | None, allow_partial: bool
+) -> tuple[frozenset[str] | None, list[str]]:
+    """(the case ids both runs are restricted to, or None for all; notes saying so).
+
+    A partial run (or baseline) without ``--allow-partial`` is refused."""
+    from codegold.cases.selection import partial_note, restrict, run_selection
+    from codegold.errors import InputError
+
     selection = run_selection(results)
     base_selection = run_selection(baseline) if baseline is not None else None
     partial = [
@@ -181,33 +218,35 @@ def gate(
     if selection is not None and selection.partial:
         only = frozenset(selection.selected) if only is None else only
         notes = notes or [partial_note(str(results), selection)]
-    records = load_results(results)
-    base_records = load_results(baseline) if baseline is not None else None
-    if only is not None:
-        records = [r for r in records if r.case_id in only]
-        if base_records is not None:
-            base_records = [r for r in base_records if r.case_id in only]
-    differences: list[str] = []
-    if baseline is not None and base_records is not None:
-        differences = run_differences(
-            base_records, records, run_summary(baseline), run_summary(results)
-        )
-        if differences and not allow_incomparable:
-            raise InputError(
-                f"refusing to gate {results} against {baseline}, which is not comparable: "
-                + "; ".join(differences)
-                + " (pass --allow-incomparable to gate anyway)"
-            )
-    notes = [*notes, *(f"not comparable with {baseline}: {d}" for d in differences)]
-    decision = evaluate_gate(
-        records,
-        policy,
-        base_records,
-        results_label=str(results),
-        baseline_label=str(baseline) if baseline is not None else "baseline",
+    return only, notes
+
+
+def _incomparable(
+    results: Path,
+    baseline: Path,
+    records: Sequence[CaseResult],
+    base_records: Sequence[CaseResult],
+    allow_incomparable: bool,
+) -> list[str]:
+    """How the baseline differs from the run; refused unless ``--allow-incomparable``."""
+    from codegold.compare import run_differences, run_summary
+    from codegold.errors import InputError
+
+    differences = run_differences(
+        base_records, records, run_summary(baseline), run_summary(results)
     )
-    if notes:
-        decision = dataclasses.replace(decision, warnings=(*notes, *decision.warnings))
+    if differences and not allow_incomparable:
+        raise InputError(
+            f"refusing to gate {results} against {baseline}, which is not comparable: "
+            + "; ".join(differences)
+            + " (pass --allow-incomparable to gate anyway)"
+        )
+    return differences
+
+
+def _emit_decision(decision: GateDecision, json_out: Path | None, fmt: str) -> None:
+    """Print the decision (text or Markdown), and write it as JSON when asked; redacted."""
+    from codegold._io import write_json_atomic
     from codegold.redact import redact_json, redact_text
 
     if json_out is not None:
@@ -217,9 +256,6 @@ def gate(
     else:
         for line in decision.lines():
             click.echo(redact_text(line))
-    if decision.blocked:
-        # SystemExit rather than ctx.exit: the code must survive any caller of main().
-        raise SystemExit(1)
 
 
 @click.command("export-trec")
