@@ -60,17 +60,36 @@ def render_junit(
     suite = summary.get("suite") if isinstance(summary.get("suite"), Mapping) else None
     suite_name = str(suite.get("name")) if suite and suite.get("name") else "codegold"
     per_case = Counter(r.case_id for r in ordered)
-    failures = sum(1 for r in ordered if r.valid and not r.passed)
-    errors = sum(1 for r in ordered if not r.valid)
-    counts = {
-        "tests": str(len(ordered)),
-        "failures": str(failures),
-        "errors": str(errors),
-        "skipped": "0",
-        "time": _seconds(sum((times or {}).get(r.attempt_id or "", 0.0) for r in ordered)),
-    }
+    counts = _suite_counts(ordered, times or {})
     root = ET.Element("testsuites", {"name": "codegold", **counts})
     testsuite = ET.SubElement(root, "testsuite", {"name": _clean(suite_name), **counts})
+    _add_properties(testsuite, summary)
+    for record in ordered:
+        name = record.case_id
+        if per_case[record.case_id] > 1:
+            name = f"{record.case_id} [{record.attempt_id or '?'}]"
+        attributes = _case_attributes(
+            record, name, record.query_class or suite_name, suite_file, case_lines, times or {}
+        )
+        _add_outcome(ET.SubElement(testsuite, "testcase", attributes), record)
+    ET.indent(root, space="  ")
+    xml = ET.tostring(root, encoding="unicode", short_empty_elements=True)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + xml + "\n"
+
+
+def _suite_counts(ordered: Sequence[CaseResult], times: Mapping[str, float]) -> dict[str, str]:
+    """The tests, failures, errors, skipped and time attributes of the suite."""
+    return {
+        "tests": str(len(ordered)),
+        "failures": str(sum(1 for r in ordered if r.valid and not r.passed)),
+        "errors": str(sum(1 for r in ordered if not r.valid)),
+        "skipped": "0",
+        "time": _seconds(sum(times.get(r.attempt_id or "", 0.0) for r in ordered)),
+    }
+
+
+def _add_properties(testsuite: ET.Element, summary: Mapping[str, Any]) -> None:
+    """The run's aggregates, then its identity, as ``<property>`` elements."""
     props = ET.SubElement(testsuite, "properties")
     overall = summary.get("overall") or {}
     for key in _PROPERTIES:
@@ -79,42 +98,46 @@ def render_junit(
     for key, value in _identity_properties(summary):
         ET.SubElement(props, "property", {"name": key, "value": _clean(value)})
 
-    for record in ordered:
-        name = record.case_id
-        if per_case[record.case_id] > 1:
-            name = f"{record.case_id} [{record.attempt_id or '?'}]"
-        classname = record.query_class or suite_name
-        attributes = {"classname": _clean(classname), "name": _clean(name)}
-        if suite_file is not None:
-            attributes["file"] = _clean(suite_file)
-            if case_lines and record.case_id in case_lines:
-                attributes["line"] = str(case_lines[record.case_id])
-        seconds = (times or {}).get(record.attempt_id or "", 0.0)
-        attributes["time"] = _seconds(seconds)
-        case = ET.SubElement(testsuite, "testcase", attributes)
-        if not record.valid:
-            error = ET.SubElement(
-                case,
-                "error",
-                {
-                    "message": _clean(_redacted(f"invalid run: {record.invalid_reason or '?'}")),
-                    "type": "invalid_run",
-                },
-            )
-            error.text = _clean(_body(record))
-        elif not record.passed:
-            failure = ET.SubElement(
-                case,
-                "failure",
-                {
-                    "message": _clean(failure_message(record)),
-                    "type": record.diagnosis.cause if record.diagnosis else "failed",
-                },
-            )
-            failure.text = _clean(_body(record))
-    ET.indent(root, space="  ")
-    xml = ET.tostring(root, encoding="unicode", short_empty_elements=True)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + xml + "\n"
+
+def _case_attributes(
+    record: CaseResult,
+    name: str,
+    classname: str,
+    suite_file: str | None,
+    case_lines: Mapping[str, int] | None,
+    times: Mapping[str, float],
+) -> dict[str, str]:
+    attributes = {"classname": _clean(classname), "name": _clean(name)}
+    if suite_file is not None:
+        attributes["file"] = _clean(suite_file)
+        if case_lines and record.case_id in case_lines:
+            attributes["line"] = str(case_lines[record.case_id])
+    attributes["time"] = _seconds(times.get(record.attempt_id or "", 0.0))
+    return attributes
+
+
+def _add_outcome(case: ET.Element, record: CaseResult) -> None:
+    """An ``<error>`` for an invalid record, a ``<failure>`` for a failed one."""
+    if not record.valid:
+        error = ET.SubElement(
+            case,
+            "error",
+            {
+                "message": _clean(_redacted(f"invalid run: {record.invalid_reason or '?'}")),
+                "type": "invalid_run",
+            },
+        )
+        error.text = _clean(_body(record))
+    elif not record.passed:
+        failure = ET.SubElement(
+            case,
+            "failure",
+            {
+                "message": _clean(failure_message(record)),
+                "type": record.diagnosis.cause if record.diagnosis else "failed",
+            },
+        )
+        failure.text = _clean(_body(record))
 
 
 def _seconds(value: float) -> str:
