@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -250,7 +251,38 @@ def analyze(query: str) -> QueryAnalysis:
     identifiers: list[str] = []
     paths: list[str] = []
     errors: list[str] = []
+    _trace_mentions(query, identifiers, paths, errors)
+    _explicit_mentions(query, identifiers, paths)
+    words = _plain_words(query, identifiers)
+    for m in _QUOTED.finditer(query):
+        errors.append(m.group(1))
+    lowered = query.lower()
+    issue = is_issue_report(query)
+    code_identifiers = _issue_code_identifiers(query) if issue else []
+    frames = tuple((m.group(1), m.group(3)) for m in _PY_FRAME.finditer(query))
+    return QueryAnalysis(
+        raw=query,
+        identifiers=tuple(dict.fromkeys(i for i in identifiers if i)),
+        words=tuple(dict.fromkeys(words)),
+        paths=tuple(dict.fromkeys(p.strip("./") if p.startswith("./") else p for p in paths)),
+        errors=tuple(dict.fromkeys(errors)),
+        intent=_intent_of(query),
+        terms=tuple(tokenize_query(query)),
+        phrases=tuple(dict.fromkeys(_phrases(query, errors, issue)))[:6],
+        mentions_legacy=bool(
+            re.search(r"\b(legacy|deprecated|old|migration|migrat\w+|compat\w*|shim)\b", lowered)
+        ),
+        mentions_generated=bool(re.search(r"\b(generated|codegen|protobuf|pb2?)\b", lowered)),
+        issue_report=issue,
+        code_identifiers=tuple(dict.fromkeys(code_identifiers)),
+        frames=frames,
+    )
 
+
+def _trace_mentions(
+    query: str, identifiers: list[str], paths: list[str], errors: list[str]
+) -> None:
+    """Stack frames (Python, Java, JavaScript) and ``Error: message`` lines."""
     for m in _PY_FRAME.finditer(query):
         paths.append(m.group(1))
         identifiers.append(m.group(3))
@@ -264,6 +296,10 @@ def analyze(query: str) -> QueryAnalysis:
         identifiers.append(m.group(1))
         if m.group(2).strip():
             errors.append(m.group(2).strip())
+
+
+def _explicit_mentions(query: str, identifiers: list[str], paths: list[str]) -> None:
+    """Backticked code, file paths, dotted names and calls."""
     for m in _BACKTICK.finditer(query):
         identifiers.extend(w for w in _DOTTED.findall(m.group(1)) or _WORD.findall(m.group(1)))
     for m in _PATH.finditer(query):
@@ -276,52 +312,46 @@ def analyze(query: str) -> QueryAnalysis:
         if not _has_ext(dotted):
             identifiers.append(re.sub(r"::|#|->", ".", dotted))
     identifiers.extend(_CALL.findall(query))
+
+
+def _plain_words(query: str, identifiers: list[str]) -> list[str]:
+    """The query's words: code-like ones join ``identifiers``, the rest (no stopwords) return."""
     words: list[str] = []
     for word in _WORD.findall(query):
         if looks_like_code(word):
             identifiers.append(word)
         elif word.lower() not in STOPWORDS and len(word) > 1:
             words.append(word)
-    for m in _QUOTED.finditer(query):
-        errors.append(m.group(1))
+    return words
 
-    intent = Intent.GENERAL
+
+def _intent_of(query: str) -> Intent:
     for candidate_intent, pattern in _INTENT_RULES:
         if pattern.search(query):
-            intent = candidate_intent
-            break
-    lowered = query.lower()
-    issue = is_issue_report(query)
+            return candidate_intent
+    return Intent.GENERAL
+
+
+def _issue_code_identifiers(query: str) -> list[str]:
+    """Identifiers inside an issue report's code spans (three characters or more)."""
     code_identifiers: list[str] = []
-    if issue:
-        for span in code_spans(query):
-            for word in _DOTTED.findall(span) + _WORD.findall(span):
-                if len(word) >= 3 and word.lower() not in STOPWORDS:
-                    code_identifiers.append(word)
-    frames = tuple((m.group(1), m.group(3)) for m in _PY_FRAME.finditer(query))
+    for span in code_spans(query):
+        for word in _DOTTED.findall(span) + _WORD.findall(span):
+            if len(word) >= 3 and word.lower() not in STOPWORDS:
+                code_identifiers.append(word)
+    return code_identifiers
+
+
+def _phrases(query: str, errors: Sequence[str], issue: bool) -> list[str]:
+    """Phrases from the error messages, and from the query itself when it is a pasted
+    message rather than a question or an issue report."""
     phrase_sources = list(errors)
     if not issue and not _QUESTION_START.match(query) and not query.rstrip().endswith("?"):
         phrase_sources.append(query)  # a pasted message, not a question
     phrases: list[str] = []
     for source in phrase_sources:
         phrases.extend(phrases_of(source))
-    return QueryAnalysis(
-        raw=query,
-        identifiers=tuple(dict.fromkeys(i for i in identifiers if i)),
-        words=tuple(dict.fromkeys(words)),
-        paths=tuple(dict.fromkeys(p.strip("./") if p.startswith("./") else p for p in paths)),
-        errors=tuple(dict.fromkeys(errors)),
-        intent=intent,
-        terms=tuple(tokenize_query(query)),
-        phrases=tuple(dict.fromkeys(phrases))[:6],
-        mentions_legacy=bool(
-            re.search(r"\b(legacy|deprecated|old|migration|migrat\w+|compat\w*|shim)\b", lowered)
-        ),
-        mentions_generated=bool(re.search(r"\b(generated|codegen|protobuf|pb2?)\b", lowered)),
-        issue_report=issue,
-        code_identifiers=tuple(dict.fromkeys(code_identifiers)),
-        frames=frames,
-    )
+    return phrases
 
 
 def _has_ext(text: str) -> bool:
