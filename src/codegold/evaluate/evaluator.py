@@ -23,7 +23,7 @@ from codegold.evaluate.graded import (
     duplicate_ranks,
     graded_ndcg,
 )
-from codegold.evaluate.records import CaseResult, Diagnosis, RankedEntry
+from codegold.evaluate.records import CaseResult, ContextBudget, Diagnosis, RankedEntry
 from codegold.index.manifest import IndexManifest
 from codegold.roles import OWNERS, Cause, Match
 
@@ -114,6 +114,15 @@ class _CaseFields(TypedDict):
     context_kinds: list[str]
 
 
+class _Scores(TypedDict):
+    first_relevant_rank: int | None
+    reciprocal_rank: float | None
+    group_recall: float | None
+    supporting_recall: float | None
+    graded_ndcg: float | None
+    context_budget: ContextBudget | None
+
+
 def evaluate_case(
     case: ResolvedCase, attempt: Attempt | None, *, mode: str = "recorded"
 ) -> CaseResult:
@@ -123,7 +132,72 @@ def evaluate_case(
     an attempt that says it was imported is ``imported`` whatever the caller passed."""
     if attempt is not None and attempt.mode == "imported":
         mode = "imported"
-    base = _CaseFields(
+    base = _case_fields(case, mode)
+    if attempt is None:
+        return _no_attempt(case, base)
+    reason = "; ".join(attempt.problems) if attempt.problems else None
+    reason = reason or invalid_reason(case, attempt.index)
+    ranked, hits = rank_entries(case, attempt.ranked)
+    missing, first, forbidden, mismatches = _within_cutoff(case, ranked, hits)
+    found, supporting_found, unretrieved = _gold_found(case, attempt.ranked, ranked, hits)
+    valid = reason is None
+    passed = valid and not missing and not forbidden and not mismatches
+    return CaseResult(
+        **base,
+        **_scores(case, valid, first, missing, found, ranked, unretrieved),
+        attempt_id=attempt.attempt_id,
+        valid=valid,
+        invalid_reason=reason,
+        passed=passed,
+        missing_group_ids=missing,
+        supporting_found=supporting_found,
+        forbidden_chunk_ids=forbidden,
+        revision_mismatches=mismatches,
+        ranked=ranked,
+        diagnosis=None if valid else _invalid_diagnosis(reason),
+        revision_evidence=_revision_evidence(attempt.index),
+        unretrieved=unretrieved,
+    )
+
+
+def _within_cutoff(
+    case: ResolvedCase, ranked: Sequence[RankedEntry], hits: Sequence[frozenset[int]]
+) -> tuple[list[str], int | None, list[str], list[str]]:
+    """(missing group ids, first accepted rank, forbidden chunk ids, chunks from another
+    revision): what the first ``cutoff`` ranks decide."""
+    visible = ranked[: case.cutoff]
+    satisfied: set[int] = set().union(*hits[: case.cutoff]) if visible else set()
+    missing = [g.id for i, g in enumerate(case.groups) if i not in satisfied]
+    first = next((e.rank for e in visible if e.match == Match.ACCEPTED), None)
+    forbidden = [e.chunk_id for e in visible if e.match == Match.FORBIDDEN]
+    mismatches = (
+        [e.chunk_id for e in visible if e.repository_revision != case.revision]
+        if case.revision is not None
+        else []
+    )
+    return missing, first, forbidden, mismatches
+
+
+def _gold_found(
+    case: ResolvedCase,
+    chunks: Sequence[RetrievedChunk],
+    ranked: Sequence[RankedEntry],
+    hits: Sequence[frozenset[int]],
+) -> tuple[list[bool], list[str], list[str]]:
+    """(per supporting target: found within the cutoff; those found, described; the gold
+    no chunk of the whole list brings). A trap is never evidence, supporting or required."""
+    visible = ranked[: case.cutoff]
+    usable = [c for c, e in zip(chunks, ranked, strict=True) if e.match != _FORBIDDEN]
+    visible_chunks = [c for c, e in zip(chunks, visible, strict=False) if e.match != _FORBIDDEN]
+    found = [any(chunk_matches(c, t) for c in visible_chunks) for t in case.supporting]
+    supporting_found = [t.describe() for t, hit in zip(case.supporting, found, strict=True) if hit]
+    unretrieved = _unretrieved(case, set().union(*hits) if hits else set(), usable)
+    return found, supporting_found, unretrieved
+
+
+def _case_fields(case: ResolvedCase, mode: str) -> _CaseFields:
+    """What a record copies from its case, whatever the attempt."""
+    return _CaseFields(
         case_id=case.id,
         query=case.query,
         query_class=case.query_class,
@@ -136,84 +210,70 @@ def evaluate_case(
         mode=mode,
         context_kinds=case_context_kinds(case),
     )
-    if attempt is None:
-        unretrieved = _unretrieved(case, set(), [])
-        return CaseResult(
-            **base,
-            attempt_id=None,
-            valid=True,
-            invalid_reason=None,
-            passed=False,
-            first_relevant_rank=None,
-            reciprocal_rank=0.0,
-            group_recall=0.0,
-            missing_group_ids=[g.id for g in case.groups],
-            supporting_found=[],
-            forbidden_chunk_ids=[],
-            revision_mismatches=[],
-            ranked=[],
-            supporting_recall=0.0 if case.supporting else None,
-            graded_ndcg=0.0,
-            context_budget=context_budget([], case.cutoff),
-            unretrieved=unretrieved,
-            diagnosis=Diagnosis(
-                cause=Cause.NO_ATTEMPT.value,
-                owner=OWNERS[Cause.NO_ATTEMPT],
-                detail="no retrieval attempt was recorded for this case",
-            ),
-        )
 
-    reason = "; ".join(attempt.problems) if attempt.problems else None
-    reason = reason or invalid_reason(case, attempt.index)
-    ranked, hits = rank_entries(case, attempt.ranked)
-    visible = ranked[: case.cutoff]
-    satisfied: set[int] = set().union(*hits[: case.cutoff]) if visible else set()
-    missing = [g.id for i, g in enumerate(case.groups) if i not in satisfied]
-    first = next((e.rank for e in visible if e.match == Match.ACCEPTED), None)
-    forbidden = [e.chunk_id for e in visible if e.match == Match.FORBIDDEN]
-    mismatches = (
-        [e.chunk_id for e in visible if e.repository_revision != case.revision]
-        if case.revision is not None
-        else []
-    )
-    # a trap is never evidence, supporting or required
-    usable = [c for c, e in zip(attempt.ranked, ranked, strict=True) if e.match != _FORBIDDEN]
-    visible_chunks = [
-        c for c, e in zip(attempt.ranked, visible, strict=False) if e.match != _FORBIDDEN
-    ]
-    found = [any(chunk_matches(c, t) for c in visible_chunks) for t in case.supporting]
-    supporting_found = [t.describe() for t, hit in zip(case.supporting, found, strict=True) if hit]
-    unretrieved = _unretrieved(case, set().union(*hits) if hits else set(), usable)
-    recall = (len(case.groups) - len(missing)) / len(case.groups)
-    valid = reason is None
-    passed = valid and not missing and not forbidden and not mismatches
-    diagnosis = None
-    if not valid:
-        diagnosis = Diagnosis(
-            cause=Cause.INVALID_RUN.value,
-            owner=OWNERS[Cause.INVALID_RUN],
-            detail=reason or "",
-        )
+
+def _no_attempt(case: ResolvedCase, base: _CaseFields) -> CaseResult:
+    """The record of a case nothing was retrieved for: valid, failed, ``no_attempt``."""
     return CaseResult(
         **base,
-        attempt_id=attempt.attempt_id,
-        valid=valid,
-        invalid_reason=reason,
-        passed=passed,
-        first_relevant_rank=first if valid else None,  # invalid: never scored
-        reciprocal_rank=(1.0 / first if first else 0.0) if valid else None,
-        group_recall=recall if valid else None,
-        missing_group_ids=missing,
-        supporting_found=supporting_found,
-        forbidden_chunk_ids=forbidden,
-        revision_mismatches=mismatches,
-        ranked=ranked,
-        diagnosis=diagnosis,
-        revision_evidence=_revision_evidence(attempt.index),
-        supporting_recall=sum(found) / len(found) if found and valid else None,
-        graded_ndcg=graded_ndcg(ranked, case.cutoff, unretrieved) if valid else None,
-        context_budget=context_budget(ranked, case.cutoff) if valid else None,
-        unretrieved=unretrieved,
+        attempt_id=None,
+        valid=True,
+        invalid_reason=None,
+        passed=False,
+        first_relevant_rank=None,
+        reciprocal_rank=0.0,
+        group_recall=0.0,
+        missing_group_ids=[g.id for g in case.groups],
+        supporting_found=[],
+        forbidden_chunk_ids=[],
+        revision_mismatches=[],
+        ranked=[],
+        supporting_recall=0.0 if case.supporting else None,
+        graded_ndcg=0.0,
+        context_budget=context_budget([], case.cutoff),
+        unretrieved=_unretrieved(case, set(), []),
+        diagnosis=Diagnosis(
+            cause=Cause.NO_ATTEMPT.value,
+            owner=OWNERS[Cause.NO_ATTEMPT],
+            detail="no retrieval attempt was recorded for this case",
+        ),
+    )
+
+
+def _scores(
+    case: ResolvedCase,
+    valid: bool,
+    first: int | None,
+    missing: Sequence[str],
+    found: Sequence[bool],
+    ranked: Sequence[RankedEntry],
+    unretrieved: Sequence[str],
+) -> _Scores:
+    """The record's scores; all null for an invalid record, which is never scored."""
+    if not valid:
+        return _Scores(
+            first_relevant_rank=None,
+            reciprocal_rank=None,
+            group_recall=None,
+            supporting_recall=None,
+            graded_ndcg=None,
+            context_budget=None,
+        )
+    return _Scores(
+        first_relevant_rank=first,
+        reciprocal_rank=1.0 / first if first else 0.0,
+        group_recall=(len(case.groups) - len(missing)) / len(case.groups),
+        supporting_recall=sum(found) / len(found) if found else None,
+        graded_ndcg=graded_ndcg(ranked, case.cutoff, unretrieved),
+        context_budget=context_budget(ranked, case.cutoff),
+    )
+
+
+def _invalid_diagnosis(reason: str | None) -> Diagnosis:
+    return Diagnosis(
+        cause=Cause.INVALID_RUN.value,
+        owner=OWNERS[Cause.INVALID_RUN],
+        detail=reason or "",
     )
 
 
