@@ -160,6 +160,25 @@ class HybridRetriever:
             "phrase": (cfg.w_phrase, self._phrases(analysis)),
             "dense": (cfg.w_dense, self._dense(analysis) if cfg.dense_mode == "fuse" else []),
         }
+        fused, explanations = self._fuse(signals)
+        candidates = _order(fused)
+        filters = _filters(context)
+        ranked = self._adjust(candidates, explanations, analysis, context)
+        ranked = self._refine(ranked, analysis, explanations)
+        return SearchResult(
+            analysis=analysis,
+            filters=filters,
+            candidates=candidates[: max(cfg.depth, cfg.candidates_per_signal)],
+            ranked=ranked[: cfg.depth],
+            explanations=explanations,
+        )
+
+    def _fuse(
+        self, signals: dict[str, tuple[float, list[tuple[int, float]]]]
+    ) -> tuple[dict[int, float], dict[int, Explanation]]:
+        """Each signal's weighted hits summed per row (reciprocal rank or max-normalised
+        score), with each row's per-signal rank and score."""
+        cfg = self.config
         explanations: dict[int, Explanation] = {}
         fused: dict[int, float] = {}
         for name, (weight, hits) in signals.items():
@@ -173,8 +192,18 @@ class HybridRetriever:
                     value = weight * score / best
                 fused[row] = fused.get(row, 0.0) + value
                 explanations.setdefault(row, Explanation(row)).signals[name] = (rank, score)
-        candidates = _order(fused)
-        filters = _filters(context)
+        return fused, explanations
+
+    def _adjust(
+        self,
+        candidates: list[tuple[int, float]],
+        explanations: dict[int, Explanation],
+        analysis: QueryAnalysis,
+        context: Context | None,
+    ) -> list[tuple[int, float]]:
+        """The candidates times their factors (filtered ones dropped), best first, ties by
+        chunk id."""
+        cfg = self.config
         ranked: list[tuple[int, float]] = []
         qualified = [q for q in _qualified(analysis) if self.index.symbols.definitions(q[-2])]
         for row, score in candidates:
@@ -200,6 +229,16 @@ class HybridRetriever:
             exp.final = final
             ranked.append((row, final))
         ranked.sort(key=lambda rs: (-rs[1], self.index.chunks[rs[0]].chunk_id))
+        return ranked
+
+    def _refine(
+        self,
+        ranked: list[tuple[int, float]],
+        analysis: QueryAnalysis,
+        explanations: dict[int, Explanation],
+    ) -> list[tuple[int, float]]:
+        """The configured later stages in order: rerank, collapse, diversify, expand."""
+        cfg = self.config
         if cfg.dense_mode == "rerank" and cfg.rerank_depth > 0 and cfg.w_rerank > 0:
             ranked = self._rerank(analysis, ranked, explanations)
         if cfg.collapse_duplicates:
@@ -208,13 +247,7 @@ class HybridRetriever:
             ranked = self._diversify(ranked)
         if cfg.expand_neighbors:
             ranked = self._expand(ranked)
-        return SearchResult(
-            analysis=analysis,
-            filters=filters,
-            candidates=candidates[: max(cfg.depth, cfg.candidates_per_signal)],
-            ranked=ranked[: cfg.depth],
-            explanations=explanations,
-        )
+        return ranked
 
     def _precision(
         self, row: int, coverage: Any, analysis: QueryAnalysis, exp: Explanation
