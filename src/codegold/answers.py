@@ -239,43 +239,55 @@ class AnswerReport:
         resolved = [r for r in self.results if r.resolved]
         failed = [r for r in resolved if not r.answer.passed]
         final = [r for r in resolved if not r.superseded_by]
-        classes = {c.value: 0 for c in AnswerClass}
-        for r in failed:
-            if r.answer_class is not None:
-                classes[r.answer_class.value] += 1
-        recovered = sorted(
-            r.answer.answer_id
-            for r in final
-            if r.answer.passed and r.answer.raw.retry_of is not None
-        )
         return {
             "valid": self.valid,
-            "invalidReasons": [
-                {
-                    "answerId": r.answer.answer_id,
-                    "line": r.answer.line,
-                    "caseId": r.answer.raw.case_id,
-                    "reason": r.unresolved_reason,
-                }
-                for r in self.results
-                if not r.resolved
-            ],
+            "invalidReasons": _invalid_reasons(self.results),
             "answers": len(self.results),
             "resolved": len(resolved),
             "unresolved": len(self.results) - len(resolved),
             "passed": sum(1 for r in resolved if r.answer.passed),
             "failed": len(failed),
-            "classes": classes,
+            "classes": _class_counts(failed),
             "retries": sum(1 for r in resolved if r.answer.raw.retry_of is not None),
-            "final": {
-                "answers": len(final),
-                "passed": sum(1 for r in final if r.answer.passed),
-                "failed": sum(1 for r in final if not r.answer.passed),
-                "recoveredByRetry": recovered,
-            },
+            "final": _final_counts(final),
             "recordsMarked": len({r.answer.raw.attempt_id for r in failed if r.marks_record}),
             "cause": {"name": ANSWER_CAUSE.value, "owner": OWNERS[ANSWER_CAUSE]},
         }
+
+
+def _invalid_reasons(results: Sequence[AnswerResult]) -> list[dict[str, Any]]:
+    return [
+        {
+            "answerId": r.answer.answer_id,
+            "line": r.answer.line,
+            "caseId": r.answer.raw.case_id,
+            "reason": r.unresolved_reason,
+        }
+        for r in results
+        if not r.resolved
+    ]
+
+
+def _class_counts(failed: Sequence[AnswerResult]) -> dict[str, int]:
+    """Failed answers per class, every class present."""
+    classes = {c.value: 0 for c in AnswerClass}
+    for r in failed:
+        if r.answer_class is not None:
+            classes[r.answer_class.value] += 1
+    return classes
+
+
+def _final_counts(final: Sequence[AnswerResult]) -> dict[str, Any]:
+    """The answers no retry superseded: counts, and the retries that passed."""
+    recovered = sorted(
+        r.answer.answer_id for r in final if r.answer.passed and r.answer.raw.retry_of is not None
+    )
+    return {
+        "answers": len(final),
+        "passed": sum(1 for r in final if r.answer.passed),
+        "failed": sum(1 for r in final if not r.answer.passed),
+        "recoveredByRetry": recovered,
+    }
 
 
 # -- the join --------------------------------------------------------------------------
