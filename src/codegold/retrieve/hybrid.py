@@ -354,20 +354,7 @@ class HybridRetriever:
         """Multipliers for one candidate, or None when a hard filter drops it."""
         cfg = self.config
         chunk = self.index.chunks[row]
-        factors: dict[str, float] = {}
-        intent = analysis.intent
-        if intent is Intent.GENERAL and (analysis.errors or analysis.paths):
-            intent = Intent.DEFINITION
-        prefs = cfg.role_preferences.get(intent.value) or cfg.role_preferences["general"]
-        role = chunk.role
-        if (
-            intent is Intent.TEST
-            and role in ("definition", "declaration")
-            and _TESTING.search(chunk.file)
-        ):
-            role = "test"  # a testing utility (click/testing.py, django/test/) is test tooling
-        role_factor = prefs.get(role, 0.5)
-        factors["role"] = 1.0 - cfg.role_strength * (1.0 - role_factor)
+        factors: dict[str, float] = {"role": self._role_factor(chunk, analysis)}
         if named:
             # it defines a name the asker wrote as code (a plain English word such as
             # "group" that happens to name a function earns no boost)
@@ -394,6 +381,23 @@ class HybridRetriever:
             if boost != 1.0:
                 factors["context"] = boost
         return factors
+
+    def _role_factor(self, chunk: IndexedChunk, analysis: QueryAnalysis) -> float:
+        """How much the query's intent prefers the chunk's role, softened by role_strength."""
+        cfg = self.config
+        intent = analysis.intent
+        if intent is Intent.GENERAL and (analysis.errors or analysis.paths):
+            intent = Intent.DEFINITION
+        prefs = cfg.role_preferences.get(intent.value) or cfg.role_preferences["general"]
+        role = chunk.role
+        if (
+            intent is Intent.TEST
+            and role in ("definition", "declaration")
+            and _TESTING.search(chunk.file)
+        ):
+            role = "test"  # a testing utility (click/testing.py, django/test/) is test tooling
+        role_factor = prefs.get(role, 0.5)
+        return 1.0 - cfg.role_strength * (1.0 - role_factor)
 
     def _context_factor(self, chunk: IndexedChunk, context: Context) -> float | None:
         cfg = self.config
