@@ -140,3 +140,22 @@ def test_killed_build_leaves_previous_index_usable(tmp_path: Path) -> None:
     # the next build cleans the debris and succeeds
     _build(repo, second, root)
     assert not list(builds.glob(".tmp-*"))
+
+
+def test_a_build_in_progress_beside_this_one_is_not_cleaned_away(tmp_path: Path) -> None:
+    """Two runs sharing an index root: one must not delete the other's half-built folder."""
+    repo, (first, second) = make_repo(tmp_path / "r", [V1, V2])
+    root = tmp_path / "idx"
+    _build(repo, first, root)
+    builds = root / "builds"
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        live = builds / f".tmp-elsewhere-{other.pid}"
+        live.mkdir()
+        _build(repo, second, root)
+        assert live.is_dir(), "a live builder's folder was removed"
+    finally:
+        other.kill()
+        other.wait()
+    IndexRoot(root).clean_stale_tmp()  # what the next build does first
+    assert not live.exists(), "a dead builder's debris stayed"

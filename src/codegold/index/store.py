@@ -20,6 +20,7 @@ the file), never half-read, and ``codegold index`` rebuilds over such a build.
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -196,9 +197,29 @@ class IndexRoot:
         return sorted(p.stem for p in folder.glob("*.json"))
 
     def clean_stale_tmp(self) -> None:
+        """Remove half-built folders left by builds that died (``.tmp-<build>-<pid>``).
+
+        A folder whose process is still alive belongs to a build running beside this
+        one (two runs sharing an index root) and is left alone.
+        """
         if self.builds.is_dir():
             for tmp in self.builds.glob(".tmp-*"):
-                shutil.rmtree(tmp, ignore_errors=True)
+                if not _builder_alive(tmp.name):
+                    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _builder_alive(name: str) -> bool:
+    """Whether the process that named a ``.tmp-<build>-<pid>`` folder still runs."""
+    _, _, pid_text = name.rpartition("-")
+    if not pid_text.isdigit():
+        return False
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
 
 
 FILE_LEXICAL = "files"
