@@ -32,6 +32,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "report": ("codegold.cli.report_cmd", "report", "Write HTML or JUnit reports."),
     "tune": ("codegold.cli.tune_cmd", "tune", "Tune retriever weights on a training split."),
     "answers": ("codegold.cli.answers_cmd", "answers", "Join answer logs to retrieval attempts."),
+    "freshness": (
+        "codegold.cli.freshness_cmd",
+        "freshness",
+        "Report how far an index is behind its branch head.",
+    ),
     "import": (
         "codegold.cli.import_cmd",
         "import_",

@@ -357,6 +357,12 @@ class GitRepo:
         done = self._run("merge-base", "--is-ancestor", a, d, ok=(0, 1))
         return done.returncode == 0
 
+    def count_commits(self, base: str, tip: str) -> int:
+        """How many commits ``tip`` has that ``base`` lacks (``git rev-list --count``)."""
+        b, t = self.resolve(base), self.resolve(tip)
+        done = self._run("rev-list", "--count", f"{b}..{t}")
+        return int(done.stdout.strip() or b"0")
+
     def renames(self, old: str, new: str) -> dict[str, str]:
         """Files renamed between two commits: ``{old path: new path}``.
 

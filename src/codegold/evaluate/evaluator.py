@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import TypedDict
 
 from codegold.attempts import Attempt, RetrievedChunk
@@ -49,18 +50,49 @@ def claim_mismatch(chunk: RetrievedChunk) -> str | None:
     return "; ".join(parts) or None
 
 
-def invalid_reason(case: ResolvedCase, manifest: IndexManifest | None) -> str | None:
-    """Why an attempt cannot be scored, or None. Never borrows another index's metadata."""
+def invalid_reason(
+    case: ResolvedCase, manifest: IndexManifest | None, *, started_at: str | None = None
+) -> str | None:
+    """Why an attempt cannot be scored, or None. Never borrows another index's metadata.
+
+    A query that started before its index build completed saw an index still being
+    ingested: that is a freshness problem, never a ranking regression."""
     if manifest is None:
         return "index manifest missing"
     if not manifest.complete:
         return f"index {manifest.build_id} is incomplete"
+    early = started_before_build(started_at, manifest.built_at)
+    if early is not None:
+        return (
+            f"query started at {started_at}, {early} before index {manifest.build_id} "
+            f"was built (builtAt {manifest.built_at}): not fresh"
+        )
     if case.revision is not None and manifest.repository_revision != case.revision:
         return (
             f"index {manifest.build_id} was built from {manifest.repository_revision}, "
             f"case pins {case.revision}"
         )
     return None
+
+
+def _instant(stamp: str | None) -> datetime | None:
+    """An ISO 8601 timestamp as an aware datetime (naive means UTC); None if unreadable."""
+    if not stamp:
+        return None
+    try:
+        moment = datetime.fromisoformat(stamp.strip().replace("z", "Z"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def started_before_build(started_at: str | None, built_at: str | None) -> str | None:
+    """How long before the build completed a query started ("1.5 s"), or None when it
+    did not (or either instant is missing or unreadable: nothing is then claimed)."""
+    start, built = _instant(started_at), _instant(built_at)
+    if start is None or built is None or start >= built:
+        return None
+    return f"{(built - start).total_seconds():g} s"
 
 
 def case_language(case: ResolvedCase) -> str | None:
@@ -136,7 +168,7 @@ def evaluate_case(
     if attempt is None:
         return _no_attempt(case, base)
     reason = "; ".join(attempt.problems) if attempt.problems else None
-    reason = reason or invalid_reason(case, attempt.index)
+    reason = reason or invalid_reason(case, attempt.index, started_at=attempt.started_at)
     ranked, hits = rank_entries(case, attempt.ranked)
     missing, first, forbidden, mismatches = _within_cutoff(case, ranked, hits)
     found, supporting_found, unretrieved = _gold_found(case, attempt.ranked, ranked, hits)
