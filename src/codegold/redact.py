@@ -33,12 +33,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Finding",
+    "PersonalRedaction",
     "SecretKind",
     "find_secrets",
     "redact",
     "redact_attempt",
     "redact_json",
     "redact_lines",
+    "redact_personal",
     "redact_record",
     "redact_text",
     "shannon_entropy",
@@ -586,3 +588,52 @@ def redact_attempt(attempt: Attempt) -> Attempt:
     if attempt.candidates is not None:
         changes["candidates"] = chunks(attempt.candidates)
     return msgspec.structs.replace(attempt, **changes)
+
+
+# -- personal data -----------------------------------------------------------------
+
+_EMAIL = re.compile(
+    r"(?<![\w.%+-])[A-Za-z0-9][\w.%+-]*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"
+)
+# a user's home folder: /home/alice/, /Users/bob/, C:\Users\carol\ (either slash)
+_HOME = re.compile(
+    r"(?P<lead>(?:(?<![\w.])/home/|(?<![\w.])/Users/|\b[A-Za-z]:[\\/]+Users[\\/]+))"
+    r"(?P<user>[^\\/\s\"'`:;,]+)(?=[\\/])"
+)
+USER_MARKER = "[user]"
+EMAIL_MARKER = "[REDACTED:email]"
+
+
+@dataclass(frozen=True)
+class PersonalRedaction:
+    """How many of each personal detail :func:`redact_personal` removed."""
+
+    emails: int = 0
+    user_paths: int = 0
+    secrets: int = 0
+
+    def __add__(self, other: PersonalRedaction) -> PersonalRedaction:
+        return PersonalRedaction(
+            self.emails + other.emails,
+            self.user_paths + other.user_paths,
+            self.secrets + other.secrets,
+        )
+
+
+def redact_personal(text: str) -> tuple[str, PersonalRedaction]:
+    """``text`` without secrets (:func:`redact`), e-mail addresses (``[REDACTED:email]``)
+    or the user names of home folders (``/home/[user]/``, ``C:\\Users\\[user]\\``), for
+    text taken from people's traces into files others read. Idempotent."""
+    out, found = redact(text)
+    out, emails = _EMAIL.subn(EMAIL_MARKER, out)
+    users = 0
+
+    def user(m: re.Match[str]) -> str:
+        nonlocal users
+        if m.group("user") == USER_MARKER:
+            return m.group(0)
+        users += 1
+        return m.group("lead") + USER_MARKER
+
+    out = _HOME.sub(user, out)
+    return out, PersonalRedaction(emails=emails, user_paths=users, secrets=len(found))

@@ -92,6 +92,11 @@ class Case(_Model, frozen=True):
     forbidden_path_prefixes: tuple[str, ...] | None = None
     rationale: str | None = None
     tags: tuple[str, ...] | None = None
+    status: Literal["draft", "reviewed"] | None = None
+    """``draft``: proposed by `codegold draft`/`init` from traces or code, not yet
+    checked by a person; `run` and `gate` skip it unless asked. Default ``reviewed``."""
+    origin: str | None = None
+    """Where a drafted case came from (``search-log line 42``); kept after review."""
 
 
 class SuiteFile(_Model, frozen=True):

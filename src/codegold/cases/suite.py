@@ -51,6 +51,11 @@ class ResolvedCase:
     rationale: str | None
     tags: tuple[str, ...]
     source: Case
+    status: str = "reviewed"
+
+    @property
+    def draft(self) -> bool:
+        return self.status == "draft"
 
     @property
     def required_targets(self) -> tuple[Target, ...]:
@@ -70,6 +75,10 @@ class Suite:
 
     def by_id(self) -> dict[str, ResolvedCase]:
         return {c.id: c for c in self.cases}
+
+    @property
+    def drafts(self) -> tuple[str, ...]:
+        return tuple(c.id for c in self.cases if c.draft)
 
     @property
     def revisions(self) -> tuple[str, ...]:
@@ -368,6 +377,13 @@ def _resolve_case(path: Path, case: Case, defaults: _Defaults) -> ResolvedCase:
             "repositoryRevision",
         )
     _check_traps(case, groups, tuple(forbidden), fail)
+    status = case.status or "reviewed"
+    if status == "reviewed" and case.origin is not None and not has_rationale(case.rationale):
+        raise fail(
+            f"a drafted case ({case.origin}) is reviewed only with a rationale: say why "
+            "its targets are right, or keep 'status: draft'",
+            "rationale",
+        )
     return ResolvedCase(
         id=case.id,
         query=case.query,
@@ -379,9 +395,42 @@ def _resolve_case(path: Path, case: Case, defaults: _Defaults) -> ResolvedCase:
         supporting=case.supporting or (),
         forbidden_path_prefixes=tuple(forbidden),
         rationale=case.rationale,
-        tags=tuple(dict.fromkeys([*(defaults.tags or ()), *(case.tags or ())])),
+        tags=tuple(
+            dict.fromkeys(
+                [*(defaults.tags or ()), *(case.tags or ()), *([DRAFT_TAG] * (status == "draft"))]
+            )
+        ),
         source=case,
+        status=status,
     )
+
+
+DRAFT_TAG = "draft"
+"""The tag every draft case carries in results, so `gate` can leave drafts out."""
+
+RATIONALE_PLACEHOLDER = "TODO:"
+"""How a drafted rationale starts until a person writes it; it counts as none."""
+
+
+def has_rationale(rationale: str | None) -> bool:
+    """A written rationale: not empty, not a draft's ``TODO:`` placeholder."""
+    text = (rationale or "").strip()
+    return bool(text) and not text.upper().startswith(RATIONALE_PLACEHOLDER)
+
+
+def without_drafts(suite: Suite) -> Suite:
+    """The suite's reviewed cases only (what `run` scores unless drafts are asked for);
+    a suite of drafts only is an InputError."""
+    from dataclasses import replace
+
+    kept = tuple(c for c in suite.cases if not c.draft)
+    if not kept:
+        raise InputError(
+            f"all {len(suite.cases)} cases are drafts: review them (rationale, remove "
+            "'status: draft') or pass --include-drafts",
+            file=suite.path,
+        )
+    return replace(suite, cases=kept)
 
 
 _Fail = Callable[[str, str], InputError]

@@ -144,6 +144,7 @@ def compare(
     is_flag=True,
     help="Gate against a baseline of another suite, cutoff, evaluator version or mode.",
 )
+@click.option("--include-drafts", is_flag=True, help="Gate draft cases too (records tagged draft).")
 def gate(
     results: Path,
     policy_path: Path,
@@ -152,6 +153,7 @@ def gate(
     fmt: str,
     allow_partial: bool,
     allow_incomparable: bool,
+    include_drafts: bool,
 ) -> None:
     """Decide whether a run blocks CI, printing every reason.
 
@@ -172,6 +174,8 @@ def gate(
         records = [r for r in records if r.case_id in only]
         if base_records is not None:
             base_records = [r for r in base_records if r.case_id in only]
+    if not include_drafts:
+        records, base_records, notes = _without_drafts(results, records, base_records, notes)
     differences: list[str] = []
     if baseline is not None and base_records is not None:
         differences = _incomparable(results, baseline, records, base_records, allow_incomparable)
@@ -189,6 +193,31 @@ def gate(
     if decision.blocked:
         # SystemExit rather than ctx.exit: the code must survive any caller of main().
         raise SystemExit(1)
+
+
+def _without_drafts(
+    results: Path,
+    records: list[CaseResult],
+    base_records: list[CaseResult] | None,
+    notes: list[str],
+) -> tuple[list[CaseResult], list[CaseResult] | None, list[str]]:
+    """The records of reviewed cases only (drafts carry the tag ``draft``), and a note
+    when some were left out; a run of drafts only is refused."""
+    from codegold.cases.suite import DRAFT_TAG
+    from codegold.errors import InputError
+
+    drafts = [r.case_id for r in records if DRAFT_TAG in r.tags]
+    if not drafts:
+        return records, base_records, notes
+    kept = [r for r in records if DRAFT_TAG not in r.tags]
+    if not kept:
+        raise InputError(
+            "every case of the run is a draft; review them or pass --include-drafts",
+            file=str(results),
+        )
+    if base_records is not None:
+        base_records = [r for r in base_records if DRAFT_TAG not in r.tags]
+    return kept, base_records, [*notes, f"left out {len(drafts)} draft case(s) (--include-drafts)"]
 
 
 def _gate_scope(

@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "report": ("codegold.cli.report_cmd", "report", "Write HTML or JUnit reports."),
     "tune": ("codegold.cli.tune_cmd", "tune", "Tune retriever weights on a training split."),
     "answers": ("codegold.cli.answers_cmd", "answers", "Join answer logs to retrieval attempts."),
+    "draft": ("codegold.cli.draft_cmd", "draft", "Draft gold cases from engineering traces."),
     "freshness": (
         "codegold.cli.freshness_cmd",
         "freshness",

@@ -111,6 +111,9 @@ def retrieve(
     "indexed. Results then say it was asserted, not proven.",
 )
 @selection_options
+@click.option(
+    "--include-drafts", is_flag=True, help="Also run cases marked 'status: draft' (tag draft)."
+)
 @click.option("--quiet", is_flag=True, help="Print nothing but errors.")
 def run(
     cases_path: Path,
@@ -125,6 +128,7 @@ def run(
     assume_revision: str | None,
     case_ids: tuple[str, ...],
     tags: tuple[str, ...],
+    include_drafts: bool,
     quiet: bool,
 ) -> None:
     """Index the repository at each pinned revision, retrieve for every case, evaluate.
@@ -153,6 +157,7 @@ def run(
             progress=report,
             log=None if quiet else echo_err,
             assume_revision=assumed,
+            include_drafts=include_drafts,
         )
     if not quiet:
         from codegold.report.terminal import print_summary

@@ -8,7 +8,7 @@ import msgspec
 
 from codegold.cases.match import symbol_matches
 from codegold.cases.model import Case, SuiteFile
-from codegold.cases.suite import ResolvedCase, Suite
+from codegold.cases.suite import ResolvedCase, Suite, has_rationale
 from codegold.corpus.model import FileStatus
 from codegold.diagnose.targets import TargetFacts
 from codegold.errors import InputError
@@ -169,7 +169,16 @@ def _lint_hygiene(out: _Collector, where: tuple[str, int], raw: Case, slots: lis
             f"cutoff {raw.cutoff} is above {LARGE_CUTOFF}: use the cutoff the answer "
             "stage really receives, never a convenient larger number",
         )
-    if not (raw.rationale and raw.rationale.strip()):
+    if raw.status == "draft":
+        out.add(
+            Severity.WARNING,
+            Check.DRAFT,
+            where,
+            ["status"],
+            f"draft{f' ({raw.origin})' if raw.origin else ''}: run and gate skip it until "
+            "a person checks its targets, writes a rationale and removes 'status: draft'",
+        )
+    if not has_rationale(raw.rationale):
         out.add(
             Severity.WARNING,
             Check.NO_RATIONALE,

@@ -65,6 +65,7 @@ class Check(StrEnum):
     LARGE_CUTOFF = "large_cutoff"
     NO_RATIONALE = "no_rationale"
     FILE_LEVEL_TARGET = "file_level_target"
+    DRAFT = "draft"
 
 
 @dataclass(frozen=True, slots=True)

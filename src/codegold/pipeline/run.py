@@ -14,7 +14,7 @@ from codegold._io import ensure_output_dir
 from codegold.attempts import Attempt, digest_file, iter_attempts
 from codegold.cases import load_suite
 from codegold.cases.selection import select_cases
-from codegold.cases.suite import Suite
+from codegold.cases.suite import Suite, without_drafts
 from codegold.corpus.git import GitRepo
 from codegold.diagnose import DiagnosisContext
 from codegold.evaluate.records import CaseResult
@@ -99,13 +99,23 @@ def run_pipeline(
     assume_revision: str | None = None,
     case_ids: Sequence[str] = (),
     tags: Sequence[str] = (),
+    include_drafts: bool = False,
 ) -> RunOutput:
     """Index each pinned revision, retrieve for every case (or the cases ``case_ids``
-    and ``tags`` select, recorded as the run's selection), score, write OUT."""
+    and ``tags`` select, recorded as the run's selection), score, write OUT. Draft
+    cases are left out unless ``include_drafts``."""
     ensure_output_dir(out_dir)
     if index_dir is not None:
         ensure_output_dir(index_dir, "--index")
-    suite, selection = select_cases(load_suite(cases_path), case_ids, tags)
+    loaded = load_suite(cases_path)
+    if not include_drafts and loaded.drafts:
+        if log is not None:
+            log(
+                f"skipping {len(loaded.drafts)} draft case(s) of {len(loaded.cases)} "
+                "(review them, or pass --include-drafts)"
+            )
+        loaded = without_drafts(loaded)
+    suite, selection = select_cases(loaded, case_ids, tags)
     indexes = IndexCache(index_dir or out_dir / "index")
     settings = config or (RetrieverConfig.load(config_path) if config_path else RetrieverConfig())
     with GitRepo(repo_path) as git:

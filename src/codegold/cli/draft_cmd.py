@@ -1,0 +1,73 @@
+"""`codegold draft` and `codegold init`: draft gold cases from traces or from the code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command("draft")
+@click.option(
+    "--from",
+    "fmt",
+    required=True,
+    type=click.Choice(["search-log", "assistant-trace", "review-comments"]),
+    help="The trace format (see `codegold draft --help`).",
+)
+@click.argument("trace", type=click.Path(path_type=Path))
+@click.option(
+    "--repo",
+    "repo_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Git repository (normal or bare) the traces are about.",
+)
+@click.option(
+    "--revision",
+    default=None,
+    metavar="SHA",
+    help="Pin records that name no revision of their own here (default: HEAD).",
+)
+@click.option(
+    "--out",
+    "out_path",
+    required=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Draft suite to write (YAML).",
+)
+@click.option("--name", default=None, help="Suite name (default: drafts-<trace name>).")
+@click.option(
+    "--policy",
+    "policy_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="codegold.toml with [policy] (default: the repository's own, at the revision).",
+)
+def draft(
+    fmt: str,
+    trace: Path,
+    repo_path: Path,
+    revision: str | None,
+    out_path: Path,
+    name: str | None,
+    policy_path: Path | None,
+) -> None:
+    """Turn engineering traces (TRACE, JSONL) into draft gold cases.
+
+    \b
+    search-log       {"query", "opened": [{"file", "line"?}], "revision"?, "at"?}
+    assistant-trace  {"query", "contextIds" | "files", "verdict"}  (failed answers)
+    review-comments  {"body", "path", "line", "commit"}
+
+    Each case is pinned to a revision, its targets resolved to symbols and roles by
+    codegold's parse at that revision, secrets, e-mail addresses and user names in
+    paths removed, and marked 'status: draft'.
+    """
+    from codegold.drafts.build import draft_suite
+
+    report = draft_suite(
+        fmt, trace, repo_path, out_path, revision=revision, name=name, policy_path=policy_path
+    )
+    for line in report.lines(out_path):
+        click.echo(line)
