@@ -27,7 +27,7 @@ ORDER: tuple[tuple[str, ...], ...] = (
     ("attempts", "resolve", "retrieve", "importers"),
     ("evaluate", "owners"),
     ("diagnose",),
-    ("report", "compare", "gate", "trec", "tune", "answers", "lint"),
+    ("report", "compare", "gate", "trec", "tune", "answers", "lint", "drafts", "freshness"),
     ("pipeline",),
     # the Python API over all of it (codegold re-exports it lazily)
     ("api",),

@@ -71,3 +71,32 @@ def draft(
     )
     for line in report.lines(out_path):
         click.echo(line)
+
+
+@click.command("init")
+@click.option(
+    "--repo",
+    "repo_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Git repository (normal or bare) to scaffold a suite for.",
+)
+@click.option(
+    "--out",
+    "out_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=Path("suite.yaml"),
+    show_default=True,
+    help="Suite file to write.",
+)
+@click.option("--revision", default="HEAD", show_default=True, help="Commit to pin.")
+@click.option("--force", is_flag=True, help="Replace OUT when it exists.")
+def init(repo_path: Path, out_path: Path, revision: str, force: bool) -> None:
+    """Scaffold a suite pinned at HEAD with a few draft example cases drawn from the
+    code: an exact-identifier case for a prominent definition, a usage case answered by
+    a test, a configuration case for the project manifest."""
+    from codegold.drafts.scaffold import scaffold
+
+    report = scaffold(repo_path, out_path, revision=revision, force=force)
+    for line in report.lines(out_path):
+        click.echo(line)

@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "freshness",
         "Report how far an index is behind its branch head.",
     ),
+    "init": ("codegold.cli.draft_cmd", "init", "Scaffold a suite of draft cases for a repository."),
     "import": (
         "codegold.cli.import_cmd",
         "import_",

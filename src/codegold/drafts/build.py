@@ -93,6 +93,17 @@ class ReferenceParse:
                 return tail
         return None
 
+    def _policy(self, revision: str) -> PathPolicy:
+        if revision not in self._policies:
+            self._policies[revision] = load_policy(
+                repo=self.git, revision=revision, config_path=self.policy_path
+            )
+        return self._policies[revision]
+
+    def role(self, revision: str, path: str) -> FileRole:
+        """What the path policy at ``revision`` says ``path`` is, by its path alone."""
+        return self._policy(revision).classify(path).role
+
     def parse(self, revision: str, path: str) -> _Parsed | None:
         key = (revision, path)
         if key not in self._files:
@@ -101,11 +112,7 @@ class ReferenceParse:
                 self._files[key] = None
             else:
                 text = data.decode("utf-8", errors="replace")
-                if revision not in self._policies:
-                    self._policies[revision] = load_policy(
-                        repo=self.git, revision=revision, config_path=self.policy_path
-                    )
-                role = self._policies[revision].classify(path, data[:8192]).role
+                role = self._policy(revision).classify(path, data[:8192]).role
                 chunks = chunk_file(path, text, file_role=role, config=FINE_PARSE).chunks
                 n = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
                 named = tuple(c for c in chunks if c.symbol and c.role is not Role.CALL_SITE)
