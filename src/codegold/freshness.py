@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from codegold._time import human_duration
 from codegold.corpus.git import GitRepo
 from codegold.errors import InputError
 from codegold.index.manifest import IndexManifest
@@ -124,22 +125,6 @@ def check_freshness(
         seconds_behind=seconds,
         max_behind=max_behind,
     )
-
-
-def human_duration(seconds: int) -> str:
-    """``3d 4h``, ``2h 5m``, ``45s``: two units at most."""
-    if seconds < 60:
-        return f"{seconds}s"
-    units = (("d", 86400), ("h", 3600), ("m", 60), ("s", 1))
-    parts: list[str] = []
-    rest = seconds
-    for name, size in units:
-        if rest >= size:
-            parts.append(f"{rest // size}{name}")
-            rest %= size
-        if len(parts) == 2:
-            break
-    return " ".join(parts)
 
 
 def describe(f: Freshness) -> list[str]:

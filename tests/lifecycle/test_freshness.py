@@ -120,3 +120,7 @@ def test_a_query_started_before_its_index_was_built_is_invalid(tmp_path: Path) -
     assert not evaluate_case(case, attempt("2026-12-01T09:59:59", "2026-12-01T10:00:00Z")).valid
     assert evaluate_case(case, attempt("2026-12-01T09:59:59Z", "")).valid
     assert msgspec.json.encode(early.invalid_reason)
+    # a long gap reads as a duration, not as 2.88983e+07 s
+    months = evaluate_case(case, attempt("2026-01-01T00:00:00Z", "2026-12-01T10:00:00Z"))
+    assert months.invalid_reason is not None
+    assert "334d 10h before index b1 was built" in months.invalid_reason

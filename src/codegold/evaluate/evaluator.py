@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TypedDict
 
+from codegold._time import human_duration
 from codegold.attempts import Attempt, RetrievedChunk
 from codegold.cases.match import (
     chunk_matches,
@@ -92,7 +93,8 @@ def started_before_build(started_at: str | None, built_at: str | None) -> str | 
     start, built = _instant(started_at), _instant(built_at)
     if start is None or built is None or start >= built:
         return None
-    return f"{(built - start).total_seconds():g} s"
+    seconds = (built - start).total_seconds()
+    return f"{seconds:g} s" if seconds < 60 else human_duration(int(seconds))
 
 
 def case_language(case: ResolvedCase) -> str | None:
