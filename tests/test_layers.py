@@ -29,6 +29,8 @@ ORDER: tuple[tuple[str, ...], ...] = (
     ("diagnose",),
     ("report", "compare", "gate", "trec", "tune", "answers", "lint", "drafts", "freshness"),
     ("pipeline",),
+    # many suites as tasks on an executor (local processes or Ray), over the pipeline
+    ("batch",),
     # the Python API over all of it (codegold re-exports it lazily)
     ("api",),
     ("cli", "__main__"),

@@ -18,6 +18,11 @@ from codegold.errors import CodegoldError
 # a third party would be: by import path.
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "run": ("codegold.cli.run_cmd", "run", "Index, retrieve, evaluate and summarise a suite."),
+    "batch": (
+        "codegold.cli.batch_cmd",
+        "batch",
+        "Run many suites over many repositories and revisions (local or Ray).",
+    ),
     "eval": ("codegold.cli.eval_cmd", "eval_", "Evaluate recorded attempts against a suite."),
     "index": ("codegold.cli.index_cmd", "index", "Index a repository at a revision."),
     "search": ("codegold.cli.index_cmd", "search", "Search an index, optionally explaining ranks."),
