@@ -21,10 +21,13 @@ from codegold.batch.plan import BatchPlan, PlanSuite
 from codegold.batch.tasks import IndexJob, ShardJob, ShardValue, TaskOutcome, index_task, shard_task
 from codegold.cases import load_suite
 from codegold.cases.suite import Suite
+from codegold.corpus.git import GitRepo
 from codegold.errors import InputError
 from codegold.evaluate.records import CaseResult
 from codegold.evaluate.repeat import check_repeats
 from codegold.evaluate.summary import aggregate, slice_names
+from codegold.owners import assign_teams
+from codegold.pipeline.run import suite_owners
 from codegold.pipeline.scoring import Scored, write_run
 from codegold.report.artifacts import run_identity
 
@@ -207,6 +210,9 @@ def _assemble(
         value: ShardValue = shard.value
         attempts.extend(value.attempts)
         records.extend(value.records)
+    with GitRepo(outcome.entry.repo) as git:
+        owners = suite_owners(outcome.suite, git, outcome.entry.policy)
+    records = assign_teams(records, outcome.suite, owners)
     records, repeats = check_repeats(records, attempts)
     identity = run_identity(outcome.suite, attempts)
     write_run(out, Scored(records, {**identity, "selection": None, **repeats}), attempts=attempts)
