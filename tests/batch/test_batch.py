@@ -185,3 +185,24 @@ def test_a_build_leaves_the_build_another_live_worker_has_in_progress(tmp_path: 
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+def _flaky(marker: str) -> Any:
+    from codegold.batch.tasks import TaskOutcome
+
+    path = Path(marker)
+    if marker.endswith("never") or not path.exists():
+        path.touch()
+        raise RuntimeError("worker lost")
+    return TaskOutcome(value="ok")
+
+
+def test_a_task_that_raises_is_retried_then_reported(tmp_path: Path) -> None:
+    from codegold.batch.executors import LocalExecutor
+
+    with LocalExecutor(2) as pool:
+        once, never = pool.map(
+            _flaky, [str(tmp_path / "once"), str(tmp_path / "never")], label="flaky"
+        )
+    assert once.value == "ok" and once.error is None
+    assert never.error == "task failed after 3 tries: RuntimeError: worker lost"
