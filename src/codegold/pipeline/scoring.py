@@ -17,6 +17,7 @@ from codegold.diagnose import DiagnosisContext, diagnose_records
 from codegold.evaluate import evaluate_attempts
 from codegold.evaluate.records import CaseResult
 from codegold.evaluate.repeat import check_repeats
+from codegold.evaluate.spool import RankedSpool
 from codegold.index.store import IndexCache
 from codegold.owners import OwnerMap, assign_teams
 from codegold.report.artifacts import ATTEMPTS, AttemptLedger, run_identity, write_results
@@ -32,6 +33,8 @@ class Scored:
 
     records: list[CaseResult]
     identity: dict[str, Any]
+    spool: RankedSpool | None = None
+    """Where passing records' ranked lists wait to be written (:func:`score` ``spool``)."""
 
 
 def diagnosis_context(git: GitRepo | None, indexes: IndexCache | Path) -> DiagnosisContext:
@@ -78,6 +81,7 @@ def score(
     mode: str = "recorded",
     selection: Selection | None = None,
     owners: OwnerMap | None = None,
+    spool: RankedSpool | None = None,
 ) -> Scored:
     """Evaluate every attempt, diagnose the failures, flag cases whose identical repeated
     attempts ranked differently, and gather the run identity.
@@ -86,9 +90,12 @@ def score(
     reported before any index is built); ``attempts_digest`` names a recorded file;
     ``mode`` is ``live`` when codegold retrieved, ``recorded`` when it read attempts;
     ``selection`` (``--case``/``--tag``) goes into the identity (``null``: every case);
-    ``owners`` (the ``[owners]`` table) gives each diagnosis its team."""
+    ``selection`` (``--case``/``--tag``) goes into the identity (``null``: every case);
+    ``owners`` (the ``[owners]`` table) gives each diagnosis its team; with a ``spool``,
+    passing records keep their ranked lists there, not in memory, until
+    :func:`write_run` writes them."""
     ledger = AttemptLedger()
-    records = evaluate_attempts(suite, ledger.watch(attempts()), mode=mode)
+    records = evaluate_attempts(suite, ledger.watch(attempts()), mode=mode, spool=spool)
     if diagnosis is not None:
         records = _diagnose(suite, records, attempts, diagnosis())
     records = assign_teams(records, suite, owners)
@@ -97,7 +104,7 @@ def score(
     digest = attempts_digest() if attempts_digest is not None else None
     identity = run_identity(suite, ledger, attempts_digest=digest)
     chosen = selection.to_dict() if selection is not None else None
-    return Scored(records, {**identity, "selection": chosen, **repeats})
+    return Scored(records, {**identity, "selection": chosen, **repeats}, spool)
 
 
 def write_run(
@@ -108,7 +115,7 @@ def write_run(
         from codegold.redact import redact_attempt
 
         write_jsonl_atomic(out_dir / ATTEMPTS, [redact_attempt(a) for a in attempts])
-    return write_results(out_dir, scored.records, scored.identity)
+    return write_results(out_dir, scored.records, scored.identity, spool=scored.spool)
 
 
 def _diagnose(
