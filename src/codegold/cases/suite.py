@@ -13,20 +13,29 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import yaml
 
+from codegold.cases.friendly import (
+    did_you_mean,
+    normalise_paths,
+    struct_fields,
+    vocabulary_warnings,
+)
 from codegold.cases.model import (
     ACCEPTED_GROUP_ID,
     Case,
     Context,
+    Defaults,
     Group,
+    Repository,
     SuiteFile,
     Target,
+    Vocabulary,
 )
 from codegold.errors import InputError
 
@@ -72,6 +81,8 @@ class Suite:
     revision: str | None
     digest: str
     cases: tuple[ResolvedCase, ...]
+    warnings: tuple[str, ...] = ()
+    """What the author should look at but that changes no verdict (cases.friendly)."""
 
     def by_id(self) -> dict[str, ResolvedCase]:
         return {c.id: c for c in self.cases}
@@ -156,6 +167,29 @@ def _friendly(message: str) -> str:
 def _unknown_field(message: str) -> str | None:
     m = re.search(r"unknown field `([^`]+)`", message)
     return m.group(1) if m else None
+
+
+_STRUCT_AT: dict[str, type[msgspec.Struct]] = {
+    "": SuiteFile,
+    "cases": Case,
+    "groups": Group,
+    "anyOf": Target,
+    "accepted": Target,
+    "supporting": Target,
+    "context": Context,
+    "repository": Repository,
+    "defaults": Defaults,
+    "vocabulary": Vocabulary,
+}
+
+
+def _did_you_mean_field(parts: Sequence[str | int], unknown: str) -> str:
+    """`` (did you mean 'queryClass'?)`` for an unknown field at ``parts``."""
+    names = [p for p in parts if isinstance(p, str)]
+    struct = _STRUCT_AT.get(names[-1] if names else "")
+    if struct is None:
+        return ""
+    return did_you_mean(unknown, struct_fields(struct))
 
 
 def _decode_text(path: Path, data: bytes) -> str:
@@ -305,6 +339,7 @@ def load_suite(path: str | Path) -> Suite:
         detail = _friendly(message[: m.start()] if m else message)
         unknown = _unknown_field(detail)
         if unknown is not None:
+            detail += _did_you_mean_field(parts, unknown)
             parts = [*parts, unknown]
         case_id, field = _case_and_field(raw, parts)
         line = None
@@ -314,7 +349,10 @@ def load_suite(path: str | Path) -> Suite:
         elif len(data) < 5_000_000:
             line = _yaml_line(text, parts)
         raise InputError(detail, file=str(p), case_id=case_id, field=field, line=line) from None
-    return _resolve(p, parsed, digest=hashlib.sha256(data).hexdigest())
+    parsed, path_warnings = normalise_paths(parsed)
+    suite = _resolve(p, parsed, digest=hashlib.sha256(data).hexdigest())
+    warnings = [*path_warnings, *vocabulary_warnings(parsed)]
+    return replace(suite, warnings=tuple(f"{p}: {w}" for w in warnings)) if warnings else suite
 
 
 @dataclass(frozen=True)

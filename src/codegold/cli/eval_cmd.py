@@ -106,9 +106,10 @@ def schema(kind: str) -> None:
     from codegold._io import encode_json
 
     if kind == "suite":
-        from codegold.cases.model import SuiteFile
+        from codegold.cases.model import SUITE_SCHEMA_ID, SuiteFile
 
         doc = msgspec.json.schema(SuiteFile)
+        doc["$id"] = SUITE_SCHEMA_ID
     elif kind == "attempts":
         from codegold.attempts import Attempt
 

@@ -351,6 +351,39 @@ class GitRepo:
                 return datetime.fromtimestamp(int(stamp), tz=zone)
         raise EnvironmentProblem(f"commit {sha} has no committer line")  # pragma: no cover
 
+    def uncommitted(self) -> list[str]:
+        """Tracked files whose working-tree or staged content differs from HEAD (empty
+        for a bare repository). codegold never reads them; a note says so."""
+        if self.is_bare:
+            return []
+        done = subprocess.run(
+            [
+                self._git,
+                "-C",
+                str(self.path),
+                "status",
+                "--porcelain",
+                "-z",
+                "--untracked-files=no",
+            ],
+            capture_output=True,
+            env=self._env,
+            check=False,
+        )
+        if done.returncode != 0:
+            return []  # a work tree git cannot read is not what this note is about
+        entries = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+        out: list[str] = []
+        skip = False
+        for entry in entries:
+            if skip:  # the source path of a rename
+                skip = False
+                continue
+            if len(entry) > 3:
+                out.append(entry[3:])
+                skip = entry[0] in "RC"
+        return sorted(out)
+
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         """Whether ``ancestor`` is reachable from ``descendant`` (a commit is its own ancestor)."""
         a, d = self.resolve(ancestor), self.resolve(descendant)

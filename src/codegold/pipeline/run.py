@@ -83,6 +83,32 @@ def suite_owners(suite: Suite, git: GitRepo | None, policy_path: Path | None) ->
     return load_owners(repo=git, revision=revision)
 
 
+def dirty_note(git: GitRepo) -> str | None:
+    """A note when the repository's working tree has uncommitted changes: codegold reads
+    the pinned commits from git objects, so those edits are not what it evaluates."""
+    changed = git.uncommitted()
+    if not changed:
+        return None
+    shown = ", ".join(changed[:3]) + (", …" if len(changed) > 3 else "")
+    files = "file" if len(changed) == 1 else "files"
+    return (
+        f"note: {git.path} has uncommitted changes to {len(changed)} tracked {files} "
+        f"({shown}); codegold reads the pinned commits from git objects, so they are not "
+        "evaluated (commit them and pin the suite to that commit to measure them)"
+    )
+
+
+def say_warnings(suite: Suite, git: GitRepo | None, log: Log | None) -> None:
+    """The suite's warnings and the dirty-tree note, on the log."""
+    if log is None:
+        return
+    for warning in suite.warnings:
+        log(f"warning: {warning}")
+    note = dirty_note(git) if git is not None else None
+    if note:
+        log(note)
+
+
 def run_pipeline(
     *,
     cases_path: Path,
@@ -120,6 +146,7 @@ def run_pipeline(
     indexes = IndexCache(index_dir or out_dir / "index")
     settings = config or (RetrieverConfig.load(config_path) if config_path else RetrieverConfig())
     with GitRepo(repo_path) as git:
+        say_warnings(suite, git, log)
         index_revisions(
             git,
             suite.revisions,
@@ -188,6 +215,7 @@ def eval_pipeline(
     with ExitStack() as stack:
         git = stack.enter_context(GitRepo(repo_path)) if repo_path is not None else None
         resolver = SpanResolver.from_git(git) if git is not None else None
+        say_warnings(suite, git, log)
 
         def attempts() -> Iterable[Attempt]:
             return iter_attempts(
