@@ -829,51 +829,93 @@ def _slice_row(s: SliceComparison) -> list[str]:
     ]
 
 
-def _render_rich(cmp: Comparison, *, max_cases: int) -> RenderableType:
-    from rich import box
-    from rich.console import Group
-    from rich.table import Table
-    from rich.text import Text
+_NARROW_ORDER = (0, 1, 2, 3, 5, 9, 4, 6, 8, 7)
+"""Column indexes of :data:`_COLUMNS` (caveats aside) by importance, for a narrow
+terminal: slice, status, n, pass rate, its p, reg/imp/rank, then the rest."""
 
-    table = Table(
-        title=f"codegold compare: {cmp.base_label} → {cmp.head_label}",
-        title_justify="left",
-        caption=(
-            "paired over cases valid in both runs; p: two-sided sign-flip test; "
-            f"CI: paired bootstrap; {cmp.resamples} resamples, seed {cmp.seed}; "
-            "reg/imp/rank: regressed, improved, rank-moved cases"
-        ),
-        caption_justify="left",
-        box=box.SIMPLE_HEAD,
-    )
-    for col in _COLUMNS:
-        left = col in ("slice", "status", "caveats")
-        table.add_column(col, justify="left" if left else "right", no_wrap=col != "caveats")
-    for s in cmp.slices:
-        style = {SliceStatus.REGRESSED: "bold red", SliceStatus.MIXED: "yellow"}.get(s.status)
-        table.add_row(*(Text(cell) for cell in _slice_row(s)), style=style)
-    parts: list[RenderableType] = [table]
-    for s in cmp.flagged_slices:
-        for note in s.notes:
-            parts.append(Text(f"{s.name}: {note}", style="yellow"))
-    counts = cmp.counts()
-    parts.append(
-        Text("cases: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items()))
-    )
-    for status, style in ((ChangeStatus.REGRESSED, "red"), (ChangeStatus.IMPROVED, "green")):
-        cases = cmp.by_status(status)
-        if not cases:
-            continue
-        parts.append(Text(f"{status.value} cases ({len(cases)}):", style=f"bold {style}"))
-        for c in cases[:max_cases]:
-            parts.append(Text(f"  {c.case_id}: {c.reason}", style=style))
-        if len(cases) > max_cases:
-            parts.append(Text(f"  … {len(cases) - max_cases} more (use --json)"))
-    for note in cmp.notes:
-        parts.append(Text(f"note: {note}"))
-    if cmp.incomparable:
-        parts.insert(0, Text("not comparable: " + "; ".join(cmp.incomparable), style="bold red"))
-    return Group(*parts)
+
+def _render_rich(cmp: Comparison, *, max_cases: int) -> RenderableType:
+    return _RichComparison(cmp, max_cases)
+
+
+class _RichComparison:
+    """The comparison for a terminal, laid out for its width: regressed and improved
+    cases first, then the slice table with the columns that fit (most important
+    first, slice names never cut), then the caveats."""
+
+    def __init__(self, cmp: Comparison, max_cases: int) -> None:
+        self.cmp, self.max_cases = cmp, max_cases
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich import box
+        from rich.table import Table
+        from rich.text import Text
+
+        cmp = self.cmp
+        if cmp.incomparable:
+            yield Text("not comparable: " + "; ".join(cmp.incomparable), style="bold red")
+        counts = cmp.counts()
+        yield Text("cases: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items()))
+        for status, style in ((ChangeStatus.REGRESSED, "red"), (ChangeStatus.IMPROVED, "green")):
+            cases = cmp.by_status(status)
+            if not cases:
+                continue
+            yield Text(f"{status.value} cases ({len(cases)}):", style=f"bold {style}")
+            for c in cases[: self.max_cases]:
+                owner = f" (owner: {c.head.owner})" if c.head and c.head.owner else ""
+                yield Text(f"  {c.case_id}: {c.reason}{owner}", style=style)
+            if len(cases) > self.max_cases:
+                yield Text(f"  … {len(cases) - self.max_cases} more (use --json)")
+        rows = [_slice_row(s) for s in cmp.slices]
+        width = options.max_width
+        names = max(len(r[0]) for r in rows) if rows else 5
+        wide = width >= 150
+        order = tuple(range(len(_COLUMNS))) if wide else _NARROW_ORDER
+        used, chosen = 0, list[int]()
+        for i in order:
+            cell = max([len(_COLUMNS[i]), *(len(r[i]) for r in rows)]) + 3
+            if i == 0:
+                cell = names + 2
+            if used + cell > width and len(chosen) >= 3:
+                break
+            used += cell
+            chosen.append(i)
+        table = Table(
+            title=f"codegold compare: {cmp.base_label} → {cmp.head_label}",
+            title_justify="left",
+            caption=(
+                "paired over cases valid in both runs; p: two-sided sign-flip test; "
+                f"CI: paired bootstrap; {cmp.resamples} resamples, seed {cmp.seed}; "
+                "reg/imp/rank: regressed, improved, rank-moved cases"
+            ),
+            caption_justify="left",
+            box=box.SIMPLE_HEAD,
+            show_edge=False,
+            pad_edge=False,
+        )
+        for i in chosen:
+            col = _COLUMNS[i]
+            left = col in ("slice", "status", "caveats")
+            table.add_column(
+                col,
+                justify="left" if left else "right",
+                no_wrap=col != "caveats",
+                min_width=names if i == 0 else None,
+            )
+        for s, row in zip(cmp.slices, rows, strict=True):
+            row_style = {SliceStatus.REGRESSED: "bold red", SliceStatus.MIXED: "yellow"}.get(
+                s.status
+            )
+            table.add_row(*(Text(row[i]) for i in chosen), style=row_style)
+        yield table
+        left_out = [_COLUMNS[i] for i in range(len(_COLUMNS) - 1) if i not in chosen]
+        if left_out:
+            yield Text(f"(not shown at {width} columns: {', '.join(left_out)}; --json has them)")
+        for s in cmp.flagged_slices:
+            for note in s.notes:
+                yield Text(f"{s.name}: {note}", style="yellow")
+        for note in cmp.notes:
+            yield Text(f"note: {note}")
 
 
 def _md_cell(text: str) -> str:
@@ -938,16 +980,19 @@ def _render_html(cmp: Comparison, *, max_cases: int) -> str:
         f"and paired percentile-bootstrap 95% interval, {cmp.resamples} resamples, "
         f"seed {cmp.seed}. Flagged slices come first.</p>",
         "<table>",
-        "<thead><tr>"
-        + "".join(f"<th>{e(c)}</th>" for c in (*_COLUMNS[:-1], "notes"))
-        + "</tr></thead>",
+        "<thead><tr>" + "".join(f"<th>{e(c)}</th>" for c in _COLUMNS[:-1]) + "</tr></thead>",
         "<tbody>",
     ]
     for s in cmp.slices:
         cells = "".join(f"<td>{e(v)}</td>" for v in _slice_row(s)[:-1])
-        cells += f"<td>{e('; '.join(s.notes))}</td>"
         out.append(f'<tr class="status-{s.status.value}">{cells}</tr>')
     out.append("</tbody></table>")
+    # notes under the table, only for the slices that have some (most have none)
+    noted = [s for s in cmp.slices if s.notes]
+    if noted:
+        out.append('<ul class="slice-notes">')
+        out.extend(f"<li><b>{e(s.name)}</b>: {e('; '.join(s.notes))}</li>" for s in noted)
+        out.append("</ul>")
     for status in (ChangeStatus.REGRESSED, ChangeStatus.IMPROVED, ChangeStatus.RANK_MOVED):
         cases = cmp.by_status(status)
         if not cases:

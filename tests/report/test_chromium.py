@@ -92,3 +92,69 @@ def test_screenshot_renders(tmp_path: Path, report_file: Path) -> None:
     width, height = struct.unpack(">II", data[16:24])
     assert (width, height) == (1280, 2400)
     assert len(data) > 50_000  # a blank page compresses to a few kilobytes
+
+
+# Annotates every element the first-screen test asks about with its box, as laid out
+# in a 1280 x 800 window; --dump-dom then serialises the annotations.
+_PROBE = """<script>
+window.addEventListener('load', function () {
+  ['failures-table', 'identity', 'metrics-overall', 'failed'].forEach(function (id) {
+    var el = document.getElementById(id);
+    if (!el) { return; }
+    var box = el.getBoundingClientRect();
+    el.setAttribute('data-top', Math.round(box.top));
+    el.setAttribute('data-width', Math.round(box.width));
+  });
+  document.querySelectorAll('#failures-table tbody tr').forEach(function (tr) {
+    tr.setAttribute('data-bottom', Math.round(tr.getBoundingClientRect().bottom));
+  });
+  document.querySelectorAll('details').forEach(function (d) {
+    d.setAttribute('data-shown', String(d.open));
+  });
+  document.body.setAttribute('data-scroll-width', document.documentElement.scrollWidth);
+});
+</script>"""
+
+
+def test_the_first_screen_shows_what_failed_why_and_who_owns_it(
+    tmp_path: Path, page: str, run_records: list[CaseResult]
+) -> None:
+    import re
+
+    probed = tmp_path / "probed.html"
+    probed.write_text(page.replace("</body>", _PROBE + "</body>"), encoding="utf-8")
+    proc = _chromium(
+        tmp_path,
+        "--window-size=1280,800",
+        "--virtual-time-budget=2000",
+        "--dump-dom",
+        probed.as_uri(),
+    )
+    dom = proc.stdout
+
+    def attr(element_id: str, name: str) -> int:
+        m = re.search(rf'id="{element_id}"[^>]*{name}="(-?\d+)"', dom) or re.search(
+            rf'{name}="(-?\d+)"[^>]*id="{element_id}"', dom
+        )
+        assert m, f"{element_id} has no {name}"
+        return int(m.group(1))
+
+    failed = [r for r in run_records if not r.passed]
+    # the failed-case table starts on the first screen, above the metric tables
+    assert 0 < attr("failures-table", "data-top") < 400
+    assert attr("failures-table", "data-top") < attr("metrics-overall", "data-top")
+    bottoms = [int(b) for b in re.findall(r'<tr [^>]*data-bottom="(\d+)"', dom)]
+    assert len(bottoms) == len(failed)
+    assert all(b <= 800 for b in bottoms), bottoms  # every failed case is on screen
+    # its rows say the case, the cause and the owner
+    rows = parse_tables(dom).rows("failures-table")
+    assert {r["case"]["data-value"] for r in rows} == {r.case_id for r in failed}
+    for row, record in zip(rows, sorted(failed, key=lambda r: r.case_id), strict=True):
+        assert record.diagnosis is not None
+        assert row["cause"]["text"] == record.diagnosis.cause
+        assert row["owner"]["text"] == record.diagnosis.owner
+    # identity and raw evidence are collapsed; nothing scrolls sideways at 1280 px
+    shown = re.findall(r'data-shown="(\w+)"', dom)
+    assert shown and set(shown) == {"false"}
+    assert attr("identity", "data-top") > attr("failed", "data-top")
+    assert int(re.search(r'data-scroll-width="(\d+)"', dom).group(1)) <= 1280  # type: ignore[union-attr]

@@ -346,6 +346,8 @@ def _chunk_all(
             outs[i] = _chunk_job(jobs[i], options.chunker, version)
             if progress and n % 200 == 0:
                 progress("chunking", n, len(todo))
+        if progress:
+            progress("chunking", len(todo), len(todo))
     else:
         batches = _batches(todo, jobs, target_bytes=max(200_000, total_bytes // (workers * 8)))
         payloads = [

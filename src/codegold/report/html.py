@@ -28,7 +28,7 @@ from codegold.evaluate.metrics import METRICS, Metric, metric
 from codegold.evaluate.records import CaseResult, RankedEntry
 from codegold.evaluate.summary import SLICE_KINDS
 from codegold.owners import owner_label
-from codegold.redact import redact_record
+from codegold.redact import redact_record, redact_text
 from codegold.report.terminal import failure_reason
 
 __all__ = ["METRIC_COLUMNS", "OPTIONAL_COLUMNS", "rank_histogram", "render_html"]
@@ -128,7 +128,7 @@ def render_html(
         _headline(summary, ordered),
         "</header>",
         _nav(comparison_html is not None, bool(failed)),
-        _identity_section(summary),
+        _failures_table(failed, anchors),
         _overall_section(summary, ordered),
     ]
     if comparison_html is not None:
@@ -139,6 +139,7 @@ def render_html(
         _causes_section(summary, ordered),
         _records_section(ordered, anchors),
         _failed_section(failed, anchors, max_failed),
+        _identity_section(summary),
         "<footer><p>Written by codegold. Aggregates are copied from summary.json; "
         "excerpts and free text are shown with secrets redacted.</p></footer>",
     ]
@@ -191,8 +192,66 @@ def _headline(summary: Mapping[str, Any], records: Sequence[CaseResult]) -> str:
     return f'<div class="cards">{items}</div>'
 
 
+def reached_rank(record: CaseResult) -> str:
+    """Where the first accepted chunk landed: ``3``, ``12 (cutoff 5)``, or why none."""
+    if not record.valid:
+        return "invalid"
+    if record.first_relevant_rank is not None:
+        return str(record.first_relevant_rank)
+    deeper = [e.rank for e in record.ranked if e.match == "accepted"]
+    if deeper:
+        return f"{min(deeper)} (cutoff {record.cutoff})"
+    return "not retrieved"
+
+
+def _failures_table(failed: Sequence[CaseResult], anchors: Mapping[int, str]) -> str:
+    """What failed, why, who acts on it: one row per failed record, each linking to its
+    card further down. The first thing under the headline figures."""
+    if not failed:
+        return '<section id="failures"><h2>Failed cases</h2><p>No case failed.</p></section>'
+    rows = []
+    for r in failed:
+        anchor = anchors.get(id(r))
+        case = _e(r.case_id) + (f" <small>{_e(r.attempt_id)}</small>" if r.attempt_id else "")
+        if anchor:
+            case = f'<a href="#{anchor}">{case}</a>'
+        d = r.diagnosis
+        cause = _e(d.cause) if d is not None else "–"
+        owner = _e(d.owner) if d is not None else "–"
+        team = _e(d.team) if d is not None and d.team else "–"
+        rank = reached_rank(r)
+        rows.append(
+            f'<tr class="verdict-{_verdict(r)}">'
+            f'<td data-key="case" data-value="{_e(r.case_id)}">{case}</td>'
+            f'<td data-key="cause">{cause}</td>'
+            f'<td data-key="owner">{owner}</td>'
+            f'<td data-key="team">{team}</td>'
+            f'<td data-key="rank" class="num" data-value="{_e(rank)}">{_e(rank)}</td>'
+            f'<td data-key="why" class="why">{_e(redact_text(failure_reason(r)))}</td></tr>'
+        )
+    has_team = any(r.diagnosis is not None and r.diagnosis.team for r in failed)
+    head = (
+        "<th>case</th><th>cause</th><th>owner</th>"
+        + ("<th>team</th>" if has_team else "")
+        + '<th class="num">rank reached</th><th>what went wrong</th>'
+    )
+    if not has_team:
+        rows = [row.replace('<td data-key="team">–</td>', "") for row in rows]
+    return "\n".join(
+        [
+            '<section id="failures">',
+            f"<h2>Failed cases <small>({len(failed)})</small></h2>",
+            '<table class="plain sortable" id="failures-table">'
+            f"<thead><tr>{head}</tr></thead><tbody>",
+            *rows,
+            "</tbody></table>",
+            "</section>",
+        ]
+    )
+
+
 def _nav(has_comparison: bool, has_failed: bool) -> str:
-    links = [("identity", "Run"), ("overall", "Overall")]
+    links = [("failures", "Failures"), ("overall", "Overall")]
     if has_comparison:
         links.append(("comparison", "Comparison"))
     links += [
@@ -202,7 +261,8 @@ def _nav(has_comparison: bool, has_failed: bool) -> str:
         ("records", "Records"),
     ]
     if has_failed:
-        links.append(("failed", "Failed cases"))
+        links.append(("failed", "Case cards"))
+    links.append(("identity", "Run identity"))
     return "<nav>" + " · ".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in links) + "</nav>"
 
 
@@ -212,7 +272,11 @@ _IDENTITY_SKIP = {"overall", "slices", "slicesByMode", "suite", "indexes"}
 
 
 def _identity_section(summary: Mapping[str, Any]) -> str:
-    out = ['<section id="identity">', "<h2>Run identity</h2>", '<dl class="identity">']
+    out = [
+        '<section id="identity">',
+        "<details><summary><h2>Run identity</h2></summary>",
+        '<dl class="identity">',
+    ]
     suite = summary.get("suite")
     if isinstance(suite, Mapping):
         for key, label in (
@@ -239,6 +303,7 @@ def _identity_section(summary: Mapping[str, Any]) -> str:
         out.append(_dict_table(indexes, table_id="indexes"))
     elif "indexes" in summary:
         out.append("<p>No index manifest was recorded with the attempts.</p>")
+    out.append("</details>")
     out.append("</section>")
     return "\n".join(out)
 
@@ -716,8 +781,12 @@ def _case_section(original: CaseResult, anchor: str) -> str:
         if detail:
             out.append(f'<p class="detail">{_e(detail)}</p>')
         if evidence:
-            out.append("<h4>Evidence</h4>")
+            out.append(
+                f'<details class="evidence"><summary>Raw evidence ({len(evidence)} fields)'
+                "</summary>"
+            )
             out.append(_evidence_html(evidence, depth=0))
+            out.append("</details>")
         out.append("</div>")
     else:
         out.append('<p class="note">No diagnosis recorded for this case.</p>')
@@ -920,6 +989,9 @@ th { background: var(--soft); font-weight: 600; white-space: nowrap; }
 table.sortable th { cursor: pointer; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.metrics td:first-child { font-weight: 500; }
+table.metrics { font-size: 12px; }
+table.metrics th { white-space: normal; vertical-align: bottom; }
+table.metrics th, table.metrics td { padding: 3px 5px; }
 dl.identity, dl.facts { display: grid; grid-template-columns: max-content 1fr;
   gap: 2px 14px; margin: 6px 0; }
 dl.identity dt, dl.facts dt { color: var(--muted); }
@@ -964,9 +1036,14 @@ td.score { color: var(--muted); }
 .note { color: var(--muted); font-size: 12.5px; }
 .empty { color: var(--muted); }
 .controls input[type=search] { padding: 3px 6px; width: 240px; }
-#comparison { overflow-x: auto; }
+#comparison table { width: 100%; }
 #comparison td { white-space: nowrap; }
-#comparison td:last-child { white-space: normal; min-width: 240px; }
+#comparison td.notes { white-space: normal; }
+#failures-table { width: 100%; }
+#failures-table td.why { color: var(--muted); font-size: 12.5px; }
+details > summary { cursor: pointer; }
+details > summary h2 { display: inline-block; border: 0; margin: 24px 0 8px; }
+details.evidence > summary { color: var(--muted); font-size: 12.5px; margin: 8px 0 4px; }
 footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
 @media print { nav, .controls { display: none; } section.case { break-inside: avoid; } }
 """

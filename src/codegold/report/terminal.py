@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,23 +14,48 @@ _COLUMNS = tuple(
     metric(name)
     for name in (
         "cases",
-        "valid",
         "passRate",
-        "hitRate",
         "meanGroupRecall",
         "mrr",
+        "hitRate",
         "forbiddenRate",
+        "valid",
         "revisionMismatchRate",
         "supportingRecall",
         "gradedNdcg",
     )
 )
-"""The registered metrics the terminal table shows, in order."""
+"""The registered metrics the terminal table shows, most important first: a narrow
+terminal keeps the columns that fit, from the left."""
+
+
+def fitting_columns(
+    names: Sequence[str], rows: Sequence[Sequence[str]], headings: Sequence[str], width: int
+) -> int:
+    """How many of the metric columns fit beside the full slice names in ``width``
+    (at least the first two). Each column takes its widest cell plus 2 of padding and
+    1 of separator."""
+    used = max((len(n) for n in names), default=5) + 2
+    fit = 0
+    for i, heading in enumerate(headings):
+        cell = max([len(heading), *(len(r[i]) for r in rows)]) + 3
+        if used + cell > width and fit >= 2:
+            break
+        used += cell
+        fit += 1
+    return fit
 
 
 def print_summary(
-    summary: dict[str, Any], records: Sequence[CaseResult], *, max_failures: int = 20
+    summary: dict[str, Any],
+    records: Sequence[CaseResult],
+    *,
+    max_failures: int = 20,
 ) -> None:
+    """Failures first (what failed, why, who acts), then the causes, then the table of
+    overall and per-slice figures, as wide as the terminal
+    allows: slice names are never cut; columns that do not fit are left out and named."""
+    from rich import box
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -37,21 +63,8 @@ def print_summary(
     from codegold.redact import redact_text
 
     console = Console(highlight=False)
-    if not console.is_terminal:
+    if not console.is_terminal and "COLUMNS" not in os.environ:
         console.width = max(console.width, 120)
-    table = Table(title="codegold: retrieval at the production cutoff", title_justify="left")
-    table.add_column("slice", justify="left")
-    for m in _COLUMNS:
-        table.add_column(m.heading, justify="right")
-
-    def row(name: str, agg: dict[str, Any]) -> None:
-        table.add_row(name, *(m.render(agg[m.name]) for m in _COLUMNS))
-
-    row("overall", summary["overall"])
-    for name, agg in summary["slices"].items():
-        row(name, agg)
-    console.print(table)
-
     failed = [r for r in records if not r.passed]
     if failed:
         console.print(f"[bold]{len(failed)} failed[/bold] (of {len(records)}):")
@@ -63,6 +76,31 @@ def print_summary(
     causes = summary["overall"].get("causes") or {}
     if causes:
         console.print("causes: " + ", ".join(f"{k} {v}" for k, v in causes.items()))
+    teams = summary["overall"].get("teams") or {}
+    if teams:
+        console.print("teams: " + ", ".join(f"{k} {v}" for k, v in teams.items()))
+
+    named = [("overall", summary["overall"]), *summary["slices"].items()]
+    rows = [[m.render(agg.get(m.name)) for m in _COLUMNS] for _, agg in named]
+    headings = [m.heading for m in _COLUMNS]
+    fit = fitting_columns([n for n, _ in named], rows, headings, console.width - 1)
+    table = Table(
+        title="codegold: retrieval at the production cutoff",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+    )
+    width = max(len(n) for n, _ in named)
+    table.add_column("slice", justify="left", no_wrap=True, min_width=width)
+    for heading in headings[:fit]:
+        table.add_column(heading, justify="right", no_wrap=True)
+    for (name, _), row in zip(named, rows, strict=True):
+        table.add_row(name, *row[:fit])
+    console.print(table)
+    if fit < len(_COLUMNS):
+        left = ", ".join(headings[fit:])
+        console.print(f"(not shown at {console.width} columns: {left}; summary.json has them)")
     budget = budget_line(summary["overall"])
     if budget:
         console.print(budget)
