@@ -49,6 +49,8 @@ def progress_bar() -> Iterator[Callable[[str, int, int], None]]:
     class RateColumn(ProgressColumn):
         def render(self, task: Task) -> Text:
             speed = task.finished_speed if task.finished else task.speed
+            if speed is None and task.elapsed:  # too quick for rich's samples
+                speed = task.completed / task.elapsed
             return Text(rate_text(speed), style="progress.data.speed")
 
     tasks: dict[str, Any] = {}

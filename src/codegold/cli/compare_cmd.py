@@ -6,6 +6,7 @@ Heavy imports (numpy, rich, the comparison itself) happen inside the commands, s
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -97,7 +98,7 @@ def compare(
         click.echo(redact_text(comparison.to_markdown()), nl=False)
         return
     console = Console(highlight=False)
-    if not console.is_terminal:
+    if not console.is_terminal and "COLUMNS" not in os.environ:
         console.width = max(console.width, 200)
     # Rendered first, printed redacted (case ids and labels are free text too).
     with console.capture() as captured:
