@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -12,11 +12,6 @@ from typing import Any, BinaryIO
 import msgspec
 
 _encoder = msgspec.json.Encoder(order="deterministic")
-
-
-def json_encoder() -> msgspec.json.Encoder:
-    """The encoder every artifact is written with."""
-    return _encoder
 
 
 def _current_umask() -> int:
@@ -82,41 +77,19 @@ def ensure_output_dir(path: str | Path, option: str = "--out") -> Path:
     return folder
 
 
-@contextmanager
-def quiet_gc() -> Iterator[None]:
-    """The cyclic garbage collector off for a hot loop that makes no cycles, and what
-    is alive already (the suite, imported modules) frozen out of its later scans."""
-    import gc
-
-    was_enabled = gc.isenabled()
-    gc.collect()
-    gc.freeze()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-        gc.unfreeze()
-
-
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:
     """Write to a temp file in the same folder, fsync, then rename over ``path``."""
     with open_atomic(path) as handle:
         handle.write(data)
 
 
-def write_json_array_atomic(
-    path: str | Path, values: Iterable[Any], *, encode: Callable[[Any], bytes] | None = None
-) -> None:
-    """A JSON array written element by element, one per line, never whole in memory
-    (``encode``: how one element becomes JSON, by default the deterministic encoder)."""
-    to_json = encode or _encoder.encode
+def write_json_array_atomic(path: str | Path, values: Iterable[Any]) -> None:
+    """A JSON array written element by element, one per line, never whole in memory."""
     with open_atomic(path) as handle:
         handle.write(b"[")
         for i, value in enumerate(values):
             handle.write(b"\n" if i == 0 else b",\n")
-            handle.write(to_json(value))
+            handle.write(_encoder.encode(value))
         handle.write(b"\n]\n")
 
 

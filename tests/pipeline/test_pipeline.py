@@ -66,30 +66,3 @@ def test_eval_of_a_runs_attempts_scores_what_the_run_scored(example: Path, live:
         == (run_dir / "results.json").read_bytes()
     )
     assert out.index_loads == 2
-
-
-@pytest.mark.parametrize("diagnosed", [True, False])
-def test_a_streamed_eval_writes_the_same_bytes_holding_no_ranked_lists(
-    example: Path, live: RunOutput, diagnosed: bool
-) -> None:
-    run_dir = example / "live"
-    outs = {}
-    for stream in (False, True):
-        out_dir = example / f"streamed-{diagnosed}-{stream}"
-        outs[stream] = eval_pipeline(
-            cases_path=example / "examples/acme/suite.yaml",
-            attempts_path=run_dir / "attempts.jsonl",
-            out_dir=out_dir,
-            repo_path=example / "examples/repo" if diagnosed else None,
-            stream=stream,
-        )
-    for name in ("results.json", "summary.json"):
-        whole = (example / f"streamed-{diagnosed}-False" / name).read_bytes()
-        assert (example / f"streamed-{diagnosed}-True" / name).read_bytes() == whole
-    assert outs[True].summary == outs[False].summary
-    streamed = outs[True].records
-    assert any(r.passed for r in streamed) and any(not r.passed for r in streamed)
-    # passing records come back without their lists; the failures a terminal shows whole
-    assert all(r.ranked == [] for r in streamed if r.passed)
-    whole_failed = [r for r in outs[False].records if not r.passed]
-    assert [r for r in streamed if not r.passed] == whole_failed

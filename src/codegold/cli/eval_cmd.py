@@ -87,7 +87,6 @@ def eval_(
             log=None if quiet else echo_err,
             assume_revision=assumed,
             policy_path=policy_path,
-            stream=True,  # ranked lists wait on disk, not in memory
         )
     if not quiet:
         from codegold.report.terminal import print_summary

@@ -9,23 +9,17 @@ from codegold.attempts import Attempt
 from codegold.cases.suite import Suite
 from codegold.evaluate.evaluator import evaluate_case
 from codegold.evaluate.records import CaseResult
-from codegold.evaluate.spool import RankedSpool
 
 
 def evaluate_attempts(
-    suite: Suite,
-    attempts: Iterable[Attempt],
-    *,
-    mode: str = "recorded",
-    spool: RankedSpool | None = None,
+    suite: Suite, attempts: Iterable[Attempt], *, mode: str = "recorded"
 ) -> list[CaseResult]:
     """One record per attempt, in suite order then attempt order; a case with no
     attempt yields one failed record (cause ``no_attempt``), never silence. ``mode``
     (``live``, ``recorded``) goes on every record; an attempt that declares itself
     ``imported`` makes its record ``imported``.
 
-    Attempts are evaluated as they stream in, so only the records stay in memory; with
-    a ``spool``, passing records stay without their ranked lists (kept on disk).
+    Attempts are evaluated as they stream in, so only the records stay in memory.
     """
     cases = suite.by_id()
     by_case: dict[str, list[CaseResult]] = defaultdict(list)
@@ -35,8 +29,7 @@ def evaluate_attempts(
         imported += attempt.mode == "imported"
         case = cases.get(attempt.case_id)
         if case is not None:
-            record = evaluate_case(case, attempt, mode=mode)
-            by_case[attempt.case_id].append(spool.stash(record) if spool is not None else record)
+            by_case[attempt.case_id].append(evaluate_case(case, attempt, mode=mode))
     # a case the import left without an attempt is part of the imported run
     missing_mode = "imported" if seen and imported == seen else mode
     records: list[CaseResult] = []

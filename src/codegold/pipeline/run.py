@@ -4,13 +4,13 @@ library functions, composed from the steps of this package."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from collections.abc import Iterable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codegold._io import ensure_output_dir, json_encoder, quiet_gc
+from codegold._io import ensure_output_dir
 from codegold.attempts import Attempt, digest_file, iter_attempts
 from codegold.cases import load_suite
 from codegold.cases.selection import select_cases
@@ -18,7 +18,6 @@ from codegold.cases.suite import Suite, without_drafts
 from codegold.corpus.git import GitRepo
 from codegold.diagnose import DiagnosisContext
 from codegold.evaluate.records import CaseResult
-from codegold.evaluate.spool import RankedSpool
 from codegold.index.store import IndexCache, LoadedIndex
 from codegold.owners import OwnerMap, load_owners
 from codegold.pipeline.indexing import Log, Progress, index_revisions
@@ -193,7 +192,6 @@ def eval_pipeline(
     case_ids: Sequence[str] = (),
     tags: Sequence[str] = (),
     policy_path: Path | None = None,
-    stream: bool = False,
 ) -> RunOutput:
     """Score recorded attempts (of every case, or of the cases ``case_ids`` and
     ``tags`` select); with a repository (its indexes built when missing) or an index
@@ -201,12 +199,7 @@ def eval_pipeline(
 
     With a repository, minimal chunks (SPEC §2) are resolved against codegold's parse
     of each file at the attempt's revision; ``assume_revision`` stands in for a missing
-    index manifest, and the results say that revision was asserted.
-
-    With ``stream``, records wait for results.json without their ranked lists (passing
-    ones always, failing ones when nothing diagnoses them), so memory does not grow with
-    them: the returned records have ``ranked=[]`` but for the first
-    :data:`STREAM_FAILURES` failures; results.json has every list."""
+    index manifest, and the results say that revision was asserted."""
     ensure_output_dir(out_dir)
     full = load_suite(cases_path)
     known = [c.id for c in full.cases]
@@ -239,11 +232,6 @@ def eval_pipeline(
             return diagnosis_context(git, indexes)
 
         diagnose = repo_path is not None or index_dir is not None
-        spool = None
-        if stream:  # undiagnosed failures are not read again either
-            spool = RankedSpool(json_encoder(), failed_too=not diagnose)
-            stack.enter_context(_closing(spool))
-        stack.enter_context(quiet_gc())
         scored = score(
             suite,
             attempts,
@@ -251,36 +239,6 @@ def eval_pipeline(
             attempts_digest=lambda: digest_file(attempts_path),
             selection=selection,
             owners=suite_owners(suite, git, policy_path),
-            spool=spool,
         )
-        summary = write_run(out_dir, scored)
-        records = scored.records
-        if spool is not None:  # the failures a terminal shows, whole
-            records = spool.restored(records, _first_failures(STREAM_FAILURES))
-    return RunOutput(summary, records, indexes.loads)
-
-
-STREAM_FAILURES = 20
-"""How many failing records (the first, in results order) a streamed run hands back with
-their ranked lists: the ones a terminal summary lists."""
-
-
-def _first_failures(limit: int) -> Callable[[CaseResult], bool]:
-    seen = 0
-
-    def want(record: CaseResult) -> bool:
-        nonlocal seen
-        if record.passed or seen >= limit:
-            return False
-        seen += 1
-        return True
-
-    return want
-
-
-@contextmanager
-def _closing(spool: RankedSpool) -> Iterator[RankedSpool]:
-    try:
-        yield spool
-    finally:
-        spool.close()
+    summary = write_run(out_dir, scored)
+    return RunOutput(summary, scored.records, indexes.loads)

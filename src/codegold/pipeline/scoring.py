@@ -17,7 +17,6 @@ from codegold.diagnose import DiagnosisContext, diagnose_records
 from codegold.evaluate import evaluate_attempts
 from codegold.evaluate.records import CaseResult
 from codegold.evaluate.repeat import check_repeats
-from codegold.evaluate.spool import RankedSpool
 from codegold.index.store import IndexCache
 from codegold.owners import OwnerMap, assign_teams
 from codegold.report.artifacts import ATTEMPTS, AttemptLedger, run_identity, write_results
@@ -33,8 +32,6 @@ class Scored:
 
     records: list[CaseResult]
     identity: dict[str, Any]
-    spool: RankedSpool | None = None
-    """Where passing records' ranked lists wait to be written (:func:`score` ``spool``)."""
 
 
 def diagnosis_context(git: GitRepo | None, indexes: IndexCache | Path) -> DiagnosisContext:
@@ -81,7 +78,6 @@ def score(
     mode: str = "recorded",
     selection: Selection | None = None,
     owners: OwnerMap | None = None,
-    spool: RankedSpool | None = None,
 ) -> Scored:
     """Evaluate every attempt, diagnose the failures, flag cases whose identical repeated
     attempts ranked differently, and gather the run identity.
@@ -90,12 +86,9 @@ def score(
     reported before any index is built); ``attempts_digest`` names a recorded file;
     ``mode`` is ``live`` when codegold retrieved, ``recorded`` when it read attempts;
     ``selection`` (``--case``/``--tag``) goes into the identity (``null``: every case);
-    ``selection`` (``--case``/``--tag``) goes into the identity (``null``: every case);
-    ``owners`` (the ``[owners]`` table) gives each diagnosis its team; with a ``spool``,
-    passing records keep their ranked lists there, not in memory, until
-    :func:`write_run` writes them."""
+    ``owners`` (the ``[owners]`` table) gives each diagnosis its team."""
     ledger = AttemptLedger()
-    records = evaluate_attempts(suite, ledger.watch(attempts()), mode=mode, spool=spool)
+    records = evaluate_attempts(suite, ledger.watch(attempts()), mode=mode)
     if diagnosis is not None:
         records = _diagnose(suite, records, attempts, diagnosis())
     records = assign_teams(records, suite, owners)
@@ -104,7 +97,7 @@ def score(
     digest = attempts_digest() if attempts_digest is not None else None
     identity = run_identity(suite, ledger, attempts_digest=digest)
     chosen = selection.to_dict() if selection is not None else None
-    return Scored(records, {**identity, "selection": chosen, **repeats}, spool)
+    return Scored(records, {**identity, "selection": chosen, **repeats})
 
 
 def write_run(
@@ -115,7 +108,7 @@ def write_run(
         from codegold.redact import redact_attempt
 
         write_jsonl_atomic(out_dir / ATTEMPTS, [redact_attempt(a) for a in attempts])
-    return write_results(out_dir, scored.records, scored.identity, spool=scored.spool)
+    return write_results(out_dir, scored.records, scored.identity)
 
 
 def _diagnose(

@@ -13,7 +13,6 @@ from codegold._io import write_json_array_atomic, write_json_atomic
 from codegold.attempts import Attempt
 from codegold.cases.suite import Suite
 from codegold.evaluate.records import RESULTS, CaseResult, load_results
-from codegold.evaluate.spool import RankedSpool
 from codegold.evaluate.summary import summarize
 
 SUMMARY = "summary.json"
@@ -77,18 +76,14 @@ def write_results(
     out_dir: str | Path,
     records: Sequence[CaseResult],
     identity: dict[str, Any],
-    *,
-    spool: RankedSpool | None = None,
 ) -> dict[str, Any]:
     """Write results.json then summary.json; returns the summary. Free text (queries,
-    invalid reasons, diagnoses) is written redacted. Records whose ranked lists are in
-    ``spool`` are written with them put back."""
+    invalid reasons, diagnoses) is written redacted."""
     from codegold.redact import redact_record
 
     out = Path(out_dir)
     records = [redact_record(r)[0] for r in records]
     summary = summarize(records, identity)
-    encode = spool.encode if spool is not None else None
-    write_json_array_atomic(out / RESULTS, records, encode=encode)
+    write_json_array_atomic(out / RESULTS, records)
     write_json_atomic(out / SUMMARY, summary)
     return summary
