@@ -14,7 +14,9 @@ from __future__ import annotations
 import hashlib
 import re
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 import msgspec
 
@@ -108,27 +110,12 @@ class WindowBM25Retriever:
         cutoff: int | None = None,
         retry_of: str | None = None,
     ) -> Attempt:
-        started = datetime.now(UTC)
-        t0 = time.perf_counter()
-        hits = self.lexical.top(plain_tokens(query), 50)
-        ranked = tuple(_with_score(self.windows[row], score) for row, score in hits)
-        return Attempt(
-            attempt_id=attempt_id,
-            case_id=case_id,
+        return _plain_attempt(
+            self.index, self.lexical, self.windows, self.name,
+            {"windowLines": self.window_lines},
+            query=query, case_id=case_id, attempt_id=attempt_id, cutoff=cutoff,
             retry_of=retry_of,
-            query=query,
-            rewritten_query=query,
-            filters={},
-            index=self.index.manifest,
-            retriever=RetrieverInfo(
-                name=self.name, version=__version__, config={"windowLines": self.window_lines}
-            ),
-            candidates=ranked,  # no reranker: the candidates are the final order
-            ranked=ranked,
-            context_ids=tuple(c.chunk_id for c in ranked[: cutoff or len(ranked)]),
-            started_at=started.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-            duration_ms=round((time.perf_counter() - t0) * 1000, 3),
-        )
+        )  # fmt: skip
 
 
 class FileBM25Retriever:
@@ -215,27 +202,47 @@ class FileBM25Retriever:
         cutoff: int | None = None,
         retry_of: str | None = None,
     ) -> Attempt:
-        started = datetime.now(UTC)
-        t0 = time.perf_counter()
-        hits = self.lexical.top(plain_tokens(query), 50)
-        ranked = tuple(_with_score(self.files[row], score) for row, score in hits)
-        return Attempt(
-            attempt_id=attempt_id,
-            case_id=case_id,
+        return _plain_attempt(
+            self.index, self.lexical, self.files, self.name, {"scope": self.scope},
+            query=query, case_id=case_id, attempt_id=attempt_id, cutoff=cutoff,
             retry_of=retry_of,
-            query=query,
-            rewritten_query=query,
-            filters={},
-            index=self.index.manifest,
-            retriever=RetrieverInfo(
-                name=self.name, version=__version__, config={"scope": self.scope}
-            ),
-            candidates=ranked,
-            ranked=ranked,
-            context_ids=tuple(c.chunk_id for c in ranked[: cutoff or len(ranked)]),
-            started_at=started.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-            duration_ms=round((time.perf_counter() - t0) * 1000, 3),
-        )
+        )  # fmt: skip
+
+
+def _plain_attempt(
+    index: LoadedIndex,
+    lexical: BM25Index,
+    docs: Sequence[RetrievedChunk],
+    name: str,
+    config: dict[str, Any],
+    *,
+    query: str,
+    case_id: str,
+    attempt_id: str,
+    cutoff: int | None,
+    retry_of: str | None,
+) -> Attempt:
+    """One baseline attempt: plain BM25 over ``docs``, no rewrite and no reranker (the
+    candidates are the final order)."""
+    started = datetime.now(UTC)
+    t0 = time.perf_counter()
+    hits = lexical.top(plain_tokens(query), 50)
+    ranked = tuple(_with_score(docs[row], score) for row, score in hits)
+    return Attempt(
+        attempt_id=attempt_id,
+        case_id=case_id,
+        retry_of=retry_of,
+        query=query,
+        rewritten_query=query,
+        filters={},
+        index=index.manifest,
+        retriever=RetrieverInfo(name=name, version=__version__, config=config),
+        candidates=ranked,
+        ranked=ranked,
+        context_ids=tuple(c.chunk_id for c in ranked[: cutoff or len(ranked)]),
+        started_at=started.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        duration_ms=round((time.perf_counter() - t0) * 1000, 3),
+    )
 
 
 def _with_score(chunk: RetrievedChunk, score: float) -> RetrievedChunk:
