@@ -14,8 +14,8 @@ per language and per query class, plus file-level Acc@1 / Acc@5 for `issue_repor
 cases (every required group's file among the first k distinct files ranked).
 
 Figures are split by the cases' `dev` / `heldout` tags (cases with neither are
-`untagged`). Held-out figures print, and go to --json, only with --heldout, so that
-someone tuning on dev does not see them by accident.
+`untagged`). Held-out cases run, print and go to --json only with --heldout, so that
+someone tuning on dev does not see them, or their ranked lists, by accident.
 
 Suites come from two places:
 * benchmarks/suites/repos.toml: `[suites.NAME]` with `github = "owner/name"`,
@@ -184,6 +184,12 @@ def run_suite(spec: SuiteSpec, args: argparse.Namespace) -> list[CaseFigures]:
     assert spec.repo is not None
     suite = load_suite(spec.cases)
     by_id = suite.by_id()
+    # Held-out cases are not even run without --heldout: their ranked lists and
+    # diagnoses would otherwise sit in the run outputs of someone tuning on dev.
+    selected = [c.id for c in suite.cases if args.heldout or "heldout" not in (c.tags or ())]
+    if not selected:
+        print(f"  {spec.name}: every case is held out; run with --heldout", file=sys.stderr)
+        return []
     embedder = resolve_embedder(args.embedder)
     root = args.work / spec.name
     figures: dict[str, CaseFigures] = {}
@@ -197,6 +203,7 @@ def run_suite(spec: SuiteSpec, args: argparse.Namespace) -> list[CaseFigures]:
             config_path=args.config if retriever == "hybrid" else None,
             retriever_name=retriever,
             embedder=embedder,
+            case_ids=selected if len(selected) < len(suite.cases) else (),
         ).records
         print(
             f"  {spec.name}: {retriever} {len(records)} cases in {time.monotonic() - started:.1f}s",
@@ -371,9 +378,8 @@ def main(argv: list[str] | None = None) -> int:
         figures = aggregate(part_rows, args.retrievers)
         result["partitions"][p] = figures
         print_partition(p, figures, args.retrievers)
-    hidden = sum(1 for _, c in rows if c.partition == "heldout")
-    if hidden and not args.heldout:
-        print(f"\n({hidden} held-out cases ran; their figures print only with --heldout)")
+    if not args.heldout:
+        print("\n(held-out cases were not run; they run and print only with --heldout)")
     for s in specs:
         if s.skip:
             print(f"skipped {s.name}: {s.skip}")

@@ -116,11 +116,11 @@ def test_dev_figures_skips_and_no_heldout_without_the_flag(tmp_path: Path) -> No
     assert "skipped gone: repository acme/gone absent under" in done.stdout
     assert "== dev: pass@5 strict" in done.stdout
     assert "heldout:" not in done.stdout
-    assert "held-out cases ran" in done.stdout
+    assert "held-out cases were not run" in done.stdout
     figures = json.loads(out.read_text())
     assert set(figures["partitions"]) == {"dev"}
     assert figures["skipped"] == {"gone": figures["skipped"]["gone"]}
-    assert figures["suites"]["demo"]["byPartition"] == {"dev": 2, "heldout": 1, "untagged": 0}
+    assert figures["suites"]["demo"]["byPartition"] == {"dev": 2, "heldout": 0, "untagged": 0}
     dev = figures["partitions"]["dev"]
     assert dev["suite"]["demo"]["cases"] == 2
     assert dev["suite"]["oldcorpus"]["cases"] == 2
@@ -132,6 +132,9 @@ def test_dev_figures_skips_and_no_heldout_without_the_flag(tmp_path: Path) -> No
         results = json.loads((tmp_path / "work" / "demo" / retriever / "results.json").read_text())
         passed = sum(1 for r in results if "dev" in r["tags"] and r["passed"])
         assert dev["suite"]["demo"][retriever] == passed
+        # Held-out cases did not run at all: no ranked list of theirs to read.
+        assert all("heldout" not in r["tags"] for r in results)
+        assert len(results) == 2
 
 
 def test_heldout_flag_and_suite_selection(tmp_path: Path) -> None:
