@@ -11,6 +11,7 @@ from codegold.corpus.policy import PathPolicy
 from codegold.evaluate.localization import file_acc, heldout, ranked_files
 from codegold.index.build import build_index
 from codegold.index.store import open_index
+from codegold.retrieve import issue
 from codegold.retrieve.baseline import FileBM25Retriever
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.hybrid import HybridRetriever
@@ -181,3 +182,152 @@ def test_file_level_accuracy_and_the_fixed_hold_out(tmp_path: Path) -> None:
         int(__import__("hashlib").sha256(f"sympy__sympy-{n}".encode()).hexdigest()[:8], 16) % 10 < 4
         for n in (11618, 12096, 13031)
     ]
+
+
+TEMPLATED = """rolling mean ignores min_periods
+### What happened?
+
+`Window.mean()` returns NaN for the first rows even with `min_periods=1`.
+
+### Minimal Complete Verifiable Example
+
+```python
+w = Window(values, size=3, min_periods=1)
+total = 0
+w.mean()
+```
+
+See https://github.com/o/r/blob/main/pkg/window.py#L12 and https://example.org/faq .
+
+### MVCE confirmation
+
+- [X] Minimal example — the example is as focused as reasonably possible.
+- [X] New issue — a search of GitHub Issues suggests this is not a duplicate.
+
+### Relevant log output
+
+_No response_
+
+### Environment
+
+<details>
+
+```
+INSTALLED VERSIONS
+------------------
+commit: None
+python: 3.10.4 (main, Mar 31 2022, 08:41:55) [GCC 7.5.0]
+OS: Linux
+machine: x86_64
+processor: x86_64
+byteorder: little
+numpy: 1.22.4
+pandas: 1.4.2
+setuptools: 61.2.0
+```
+
+numpy==1.22.4
+pandas==1.4.2
+scipy==1.8.1
+
+</details>
+"""
+
+WINDOW = '''class Window:
+    """A rolling window over values."""
+
+    def __init__(self, values, size, min_periods=None):
+        self.values = values
+        self.size = size
+        self.min_periods = size if min_periods is None else min_periods
+
+    def mean(self):
+        """The rolling mean: NaN until min_periods values are seen."""
+        out = []
+        for i in range(len(self.values)):
+            seen = self.values[max(0, i - self.size + 1) : i + 1]
+            out.append(sum(seen) / len(seen) if len(seen) >= self.size else float("nan"))
+        return out
+'''
+
+VERSIONS = '''"""Print the versions of the environment: python, OS, machine, processor, byteorder."""
+
+import platform
+
+
+def show_versions():
+    """INSTALLED VERSIONS: commit, python, OS, machine, processor, byteorder, numpy,
+    pandas, scipy, setuptools, None when a dependency is not installed."""
+    for name in ("numpy", "pandas", "scipy", "setuptools"):
+        print(name, None)
+    print("machine", platform.machine(), "processor", platform.processor())
+'''
+
+
+def test_report_boilerplate_is_dropped_and_the_title_kept() -> None:
+    title, body = issue.clean_report(TEMPLATED)
+    assert title == "rolling mean ignores min_periods"
+    # the reproducer, code spans and prose stay (short assignments are not a listing)
+    assert "w = Window(values, size=3, min_periods=1)" in body
+    assert "total = 0" in body and "`Window.mean()` returns NaN" in body
+    # template headings, checklists, "No response", details tags, version listings go
+    for gone in ("###", "[X]", "No response", "<details>", "numpy", "setuptools", "3.10.4"):
+        assert gone not in body, gone
+    assert "x86_64" not in body  # a long listing that is mostly versions goes whole
+    # a URL's repository path stays, other URLs go
+    assert "pkg/window.py" in body and "example.org" not in body
+    # a short listing of settings without versions is kept
+    _, kept = issue.clean_report("title\n\nname: alpha\nmode: fast\nlevel: high\n")
+    assert "mode: fast" in kept
+    # a short listing with some versions loses only the version lines
+    _, mixed = issue.clean_report("t\n\n- OS: Linux\n- Python version: 3.8\n- Ext: autodoc\n")
+    assert "OS: Linux" in mixed and "3.8" not in mixed and "autodoc" in mixed
+
+
+def test_title_words_weigh_more_and_listings_add_no_terms() -> None:
+    analysis = analyze(TEMPLATED)
+    assert analysis.issue_report
+    cfg = RetrieverConfig(issue_title_weight=2.0)
+    terms = issue.report_terms(analysis, cfg)
+    flat = issue.report_terms(analysis, RetrieverConfig(issue_title_weight=0.0))
+    assert terms.weights["period"] == flat.weights["period"] + 2.0
+    assert "setuptool" not in terms.weights and "processor" not in terms.weights
+    assert "setuptools" not in terms.code_identifiers
+    assert "Window" in terms.code_identifiers
+    raw = issue.report_terms(analysis, RetrieverConfig(issue_clean=False))
+    assert "processor" in raw.weights
+
+
+def test_a_version_listing_no_longer_points_at_the_versions_module(tmp_path: Path) -> None:
+    repo, (sha,) = make_repo(
+        tmp_path / "r",
+        [
+            {
+                "pkg/__init__.py": "",
+                "pkg/window.py": WINDOW,
+                "pkg/print_versions.py": VERSIONS,
+                "tests/test_window.py": "from pkg.window import Window\n\n\n"
+                "def test_mean():\n    assert Window([1, 2], size=2).mean()[1] == 1.5\n",
+            }
+        ],
+    )
+    body = TEMPLATED.replace("https://github.com/o/r/blob/main/pkg/window.py#L12", "the code")
+    root = tmp_path / "idx"
+    with GitRepo(repo) as git:
+        build_index(git, sha, root, policy=PathPolicy())
+        index = open_index(root, sha)
+    old = RetrieverConfig(issue_clean=False, issue_title_weight=0.0, issue_name_weight=0.0)
+    raw, _ = issue.gather(index, analyze(body), old)
+    evidence, _ = issue.gather(index, analyze(body), RetrieverConfig())
+    # the listing's words made the versions module match about as well as the fix ...
+    assert raw["pkg/print_versions.py"].chunk > 0.9 * raw["pkg/window.py"].chunk
+    # ... cleaned, they are gone
+    assert evidence["pkg/print_versions.py"].chunk < 0.25 * evidence["pkg/window.py"].chunk
+    after = ranked_files(HybridRetriever(index).retrieve(body, case_id="c", attempt_id="a"))
+    assert after[0] == "pkg/window.py"
+    # the file's name is covered by the report's words (window, in the code spans)
+    assert evidence["pkg/window.py"].name == 1.0
+    assert evidence["pkg/print_versions.py"].name < 1.0
+    # a repository URL's file path is path evidence
+    linked, _ = issue.gather(index, analyze(TEMPLATED), RetrieverConfig())
+    assert linked["pkg/window.py"].path == 1.0

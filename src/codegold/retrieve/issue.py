@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from codegold.index.store import LoadedIndex
-from codegold.index.tokenize import tokenize
+from codegold.index.tokenize import STOPWORDS, tokenize, tokenize_query
 from codegold.retrieve.config import RetrieverConfig
-from codegold.retrieve.query import QueryAnalysis
+from codegold.retrieve.query import QueryAnalysis, code_spans
 
 _DOTTED_MODULE = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
 _IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\s+([\w, ()]+)|import\s+([\w., ]+))", re.M)
@@ -31,11 +31,13 @@ _IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\s+([\w, ()]+)|import\s+([
 @dataclass
 class FileEvidence:
     chunk: float = 0.0  # decayed sum of the file's best chunk scores
+    top_chunks: list[float] = field(default_factory=list)  # best chunk scores, descending
     whole: float = 0.0  # whole-file BM25
     frame: float = 0.0  # a traceback frame lands in this file
     path: float = 0.0  # the report names this path
     module: float = 0.0  # a dotted module name or import resolves to this file
     definition: float = 0.0  # defines identifiers the report writes as code
+    name: float = 0.0  # idf-weighted share of the file's name the report's words cover
     role: str = "source"
     best_rows: list[int] = field(default_factory=list)
 
@@ -47,23 +49,125 @@ class FileEvidence:
             "path": self.path,
             "module": self.module,
             "definition": round(self.definition, 6),
+            "name": round(self.name, 6),
             "role": self.role,
         }
 
 
-def query_weights(analysis: QueryAnalysis, cfg: RetrieverConfig) -> dict[str, float]:
-    """Term weights: 1 + log(count) for the report's words, plus the same again times
-    ``issue_code_weight`` for words of identifiers written as code."""
-    counts = Counter(analysis.terms)
+_HEADING = re.compile(r"^\s{0,3}(?:#{1,6}\s.*|\*\*[^*\n]{1,80}\*\*:?|__[^_\n]{1,80}__:?)\s*$")
+_CHECKBOX = re.compile(r"^\s*[-*+]\s+\[[ xX]\]\s")
+_NO_RESPONSE = re.compile(r"^\s*_?no response_?\s*$", re.I)
+_HTML_TAG = re.compile(r"</?(?:details|summary|br|p|sub|sup|b|i)\b[^>]*>", re.I)
+_URL = re.compile(r"\bhttps?://[^\s)>\]]+")
+_URL_PATH = re.compile(r"/(?:blob|tree|raw)/[^/\s]+/([^\s#?]+)")
+_KEY_VALUE = re.compile(
+    r"^\s*(?:[-*+]\s+)?([A-Za-z][\w.\- ]{0,40}?)\s*(?::|==|>=|<=|~=)\s*(\S.*?)\s*$"
+)
+_TABLE_ROW = re.compile(r"^\s*[A-Za-z][\w.\-\[\]]*\s{2,}v?\d[\w.+\-!]*(?:\s+\S+){0,3}\s*$")
+_VERSIONISH = re.compile(r"^(?:v?\d[\w.+\-]*|none|n/?a|unknown|(?:not )?installed)\b", re.I)
+_CODE_WORD = re.compile(r"\b[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*\b")
+
+
+def _environment_lines(lines: list[str]) -> set[int]:
+    """Lines of version listings (``numpy: 1.22``, ``pandas==1.4``, ``OS: Linux`` in a
+    run of them, ``pip list`` rows): runs of three or more key/value lines; the whole
+    run when it is long and mostly versions, else only its version lines."""
+    drop: set[int] = set()
+    run: list[tuple[int, bool]] = []
+
+    def close() -> None:
+        if len(run) >= 3:
+            versions = [i for i, v in run if v]
+            if len(run) >= 5 and len(versions) * 2 >= len(run):
+                drop.update(i for i, _ in run)
+            else:
+                drop.update(versions)
+        run.clear()
+
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue  # blank lines neither extend nor break a listing
+        m = _KEY_VALUE.match(line)
+        if m is not None:
+            key, value = m.group(1), m.group(2)
+            run.append((i, bool(_VERSIONISH.match(value)) or "version" in key.lower()))
+        elif _TABLE_ROW.match(line):
+            run.append((i, True))
+        else:
+            close()
+    close()
+    return drop
+
+
+def clean_report(text: str) -> tuple[str, str]:
+    """The report's title (its first line) and its body without the boilerplate issue
+    templates add: headings, checklists, "No response", HTML details tags, version
+    listings of the environment, and URLs (a repository URL's file path is kept)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _URL.sub(lambda m: " ".join(_URL_PATH.findall(m.group(0))) or " ", text)
+    text = _HTML_TAG.sub(" ", text)
+    lines = text.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return "", ""
+    title = lines[first].strip().lstrip("#").strip()
+    rest = lines[first + 1 :]
+    drop = _environment_lines(rest)
+    body = [
+        line
+        for i, line in enumerate(rest)
+        if i not in drop
+        and not _HEADING.match(line)
+        and not _CHECKBOX.match(line)
+        and not _NO_RESPONSE.match(line)
+    ]
+    return title, "\n".join(body)
+
+
+@dataclass(frozen=True)
+class ReportTerms:
+    """What the ranking reads off a report once its boilerplate is gone."""
+
+    weights: dict[str, float]
+    code_identifiers: tuple[str, ...]
+    text: str  # title and cleaned body
+
+
+def report_terms(analysis: QueryAnalysis, cfg: RetrieverConfig) -> ReportTerms:
+    """Term weights: ``1 + log(count)`` for the cleaned report's words (BM25's idf is
+    in the index weights); plus ``issue_title_weight`` for the title's words; plus
+    ``issue_code_weight`` times the same for words of identifiers written as code
+    and of traceback functions."""
+    if cfg.issue_clean:
+        title, body = clean_report(analysis.raw)
+    else:
+        title, body = "", analysis.raw
+    text = f"{title}\n{body}"
+    counts = Counter(tokenize_query(text))
     weights = {t: 1.0 + math.log(c) for t, c in counts.items()}
+    if cfg.issue_title_weight:
+        for term in dict.fromkeys(tokenize_query(title)):
+            weights[term] = weights.get(term, 0.0) + cfg.issue_title_weight
+    identifiers: list[str] = []
+    for span in code_spans(text) if cfg.issue_clean else ():
+        identifiers.extend(
+            w for w in _CODE_WORD.findall(span) if len(w) >= 3 and w.lower() not in STOPWORDS
+        )
+    if not cfg.issue_clean:
+        identifiers = list(analysis.code_identifiers)
     code: Counter[str] = Counter()
-    for ident in analysis.code_identifiers:
+    for ident in identifiers:
         code.update(tokenize(ident.replace(".", " ")))
     for _, func in analysis.frames:
         code.update(tokenize(func))
     for term, c in code.items():
         weights[term] = weights.get(term, 0.0) + cfg.issue_code_weight * (1.0 + math.log(c))
-    return weights
+    return ReportTerms(weights, tuple(dict.fromkeys(identifiers)), text)
+
+
+def query_weights(analysis: QueryAnalysis, cfg: RetrieverConfig) -> dict[str, float]:
+    """The report's term weights (see :func:`report_terms`)."""
+    return report_terms(analysis, cfg).weights
 
 
 _DOC_DIRS = frozenset({"doc", "docs", "documentation", "example", "examples", "tutorial"})
@@ -148,11 +252,23 @@ def _module_files(dotted: str, files: dict[str, int]) -> list[str]:
     return []
 
 
+_TOP_KEPT = 8
+
+
+def chunk_evidence(top_chunks: list[float], cfg: RetrieverConfig) -> float:
+    """A file's chunk evidence: its best ``issue_chunk_top`` chunk scores, the i-th
+    multiplied by ``issue_chunk_decay ** i`` (not max-pooled: a file that matches in
+    several places says more than one matching chunk)."""
+    decay = cfg.issue_chunk_decay
+    return sum(score * decay**i for i, score in enumerate(top_chunks[: cfg.issue_chunk_top]))
+
+
 def gather(
     index: LoadedIndex, analysis: QueryAnalysis, cfg: RetrieverConfig
 ) -> tuple[dict[str, FileEvidence], np.ndarray]:
     """Per-file evidence for an issue report, and the chunk score vector."""
-    weights = query_weights(analysis, cfg)
+    terms = report_terms(analysis, cfg)
+    weights = terms.weights
     chunk_scores = index.lexical.weighted_scores(weights)
     files_index, file_names = index.file_lexical
     whole = files_index.weighted_scores(weights)
@@ -180,14 +296,12 @@ def gather(
     per_file: dict[str, list[int]] = {}
     for row in top.tolist():
         per_file.setdefault(chunks[row].file, []).append(row)
-    decay = cfg.issue_chunk_decay
     for path, rows in per_file.items():
         rows.sort(key=lambda r: (-float(chunk_scores[r]), r))
         e = ev(path)
         e.best_rows = rows[: max(cfg.issue_chunks_per_file, 1)]
-        e.chunk = sum(
-            float(chunk_scores[r]) * decay**i for i, r in enumerate(rows[: cfg.issue_chunk_top])
-        )
+        e.top_chunks = [float(chunk_scores[r]) for r in rows[:_TOP_KEPT]]
+        e.chunk = chunk_evidence(e.top_chunks, cfg)
     wnz = np.flatnonzero(whole > 0)
     for row in wnz[np.argsort(-whole[wnz], kind="stable")][:500].tolist():
         ev(file_names[row]).whole = float(whole[row])
@@ -195,12 +309,14 @@ def gather(
         hit = _suffix_match(path, file_row)
         if hit is not None:
             ev(hit).frame = 1.0
-    for path in analysis.paths:
+    url_paths = [p for m in _URL.finditer(analysis.raw) for p in _URL_PATH.findall(m.group(0))]
+    for path in [*analysis.paths, *url_paths]:
         hit = _suffix_match(path, file_row)
         if hit is not None:
             ev(hit).path = 1.0
-    dotted: set[str] = set(_DOTTED_MODULE.findall(analysis.raw))
-    for m in _IMPORT.finditer(analysis.raw):
+    source = terms.text if cfg.issue_clean else analysis.raw
+    dotted: set[str] = set(_DOTTED_MODULE.findall(source))
+    for m in _IMPORT.finditer(source):
         if m.group(1):
             dotted.add(m.group(1))
             for name in re.findall(r"\w+", m.group(2)):
@@ -208,10 +324,12 @@ def gather(
         elif m.group(3):
             dotted.update(n.strip().split(" ")[0] for n in m.group(3).split(","))
     for name in sorted(dotted):
+        if cfg.issue_clean and "." not in name:
+            continue  # ``import xarray``: the whole package, not a file in it
         for hit in _module_files(name, file_row):
             ev(hit).module = 1.0
     table = index.symbols
-    names = list(dict.fromkeys([*analysis.code_identifiers, *(f for _, f in analysis.frames)]))
+    names = list(dict.fromkeys([*terms.code_identifiers, *(f for _, f in analysis.frames)]))
     for name in names:
         found = table.definitions(name.rsplit(".", 1)[-1]) if name else []
         if not found or len(found) > 50:
@@ -219,7 +337,34 @@ def gather(
         share = 1.0 / math.log2(1 + len(found))
         for path in {chunks[r].file for r in found}:
             ev(path).definition += share
+    for path, e in evidence.items():
+        e.name = _name_share(path, weights, index)
     return evidence, chunk_scores
+
+
+def _idf(index: LoadedIndex, term: str) -> float:
+    """A chunk term's idf, ``log(1 + N / df)``; 0 for a term no chunk holds."""
+    lex = index.lexical
+    i = lex.vocab.get(term)
+    if i is None:
+        return 0.0
+    df = int(lex.indptr[i + 1] - lex.indptr[i])
+    return math.log1p(lex.n_docs / max(df, 1))
+
+
+def _name_share(path: str, weights: dict[str, float], index: LoadedIndex) -> float:
+    """How much of the file's name (its parent folder's for ``__init__``/``index``)
+    the report's words cover, each name word counted by its idf."""
+    parts = path.split("/")
+    stem = parts[-1].rsplit(".", 1)[0]
+    if stem in ("__init__", "index", "mod", "main", "__main__") and len(parts) > 1:
+        stem = parts[-2]
+    words = list(dict.fromkeys(tokenize(stem)))
+    idf = {w: _idf(index, w) for w in words}
+    total = sum(idf.values())
+    if total <= 0:
+        return 0.0
+    return sum(v for w, v in idf.items() if w in weights) / total
 
 
 def rank_files(evidence: dict[str, FileEvidence], cfg: RetrieverConfig) -> list[tuple[str, float]]:
@@ -239,6 +384,7 @@ def rank_files(evidence: dict[str, FileEvidence], cfg: RetrieverConfig) -> list[
             + cfg.issue_path_weight * e.path
             + cfg.issue_module_weight * e.module
             + cfg.issue_definition_weight * e.definition / best_def
+            + cfg.issue_name_weight * e.name
         )
         if e.role == "test":
             score *= cfg.issue_test_factor
@@ -279,4 +425,13 @@ def chunk_order(
     return out
 
 
-__all__ = ["FileEvidence", "chunk_order", "gather", "query_weights", "rank_files"]
+__all__ = [
+    "FileEvidence",
+    "ReportTerms",
+    "chunk_order",
+    "clean_report",
+    "gather",
+    "query_weights",
+    "rank_files",
+    "report_terms",
+]
