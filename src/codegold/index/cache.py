@@ -18,7 +18,7 @@ class BuildCache:
         self._db = sqlite3.connect(path, timeout=60)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS chunks (key TEXT PRIMARY KEY, data BLOB)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS files (key TEXT PRIMARY KEY, data BLOB)")
         self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, data BLOB)")
 
     def get_many(self, table: str, keys: Iterable[str]) -> dict[str, bytes]:
@@ -44,6 +44,6 @@ class BuildCache:
 
 
 def _table(name: str) -> str:
-    if name not in ("chunks", "vectors"):
+    if name not in ("files", "vectors"):
         raise ValueError(name)
     return name

@@ -6,8 +6,10 @@ vectorised adds: one slice of postings per query term.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from array import array
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 
 import msgspec
@@ -150,7 +152,6 @@ class BM25Builder:
 
     def finish(self, params: BM25Params = BM25Params()) -> BM25Index:
         n = len(self._lengths)
-        n_terms = len(self.vocab)
         lengths = np.asarray(self._lengths, dtype=np.float64)
         ids = np.concatenate(self._ids) if self._ids else np.zeros(0, dtype=np.int32)
         self._ids = []
@@ -161,16 +162,101 @@ class BM25Builder:
         del keys
         terms = pairs // max(n, 1)
         rows = (pairs % max(n, 1)).astype(np.int32)
-        df = np.bincount(terms, minlength=n_terms)
-        indptr = np.zeros(n_terms + 1, dtype=np.int64)
-        np.cumsum(df, out=indptr[1:])
-        idf = np.log1p((n - df + 0.5) / (df + 0.5))
-        avgdl = float(lengths.mean()) if n else 1.0
-        tf = counts.astype(np.float64)
-        k1, b = params.k1, params.b
-        norm = k1 * (1.0 - b + b * lengths[rows] / (avgdl or 1.0))
-        weights = (idf[terms] * tf * (k1 + 1.0) / (tf + norm)).astype(np.float32)
-        return BM25Index(dict(self.vocab), indptr, rows, weights, n, params)
+        return _assemble(dict(self.vocab), terms, rows, counts, lengths, params)
+
+
+def int32_bytes(values: Iterable[int]) -> bytes:
+    """Native int32s, as ``np.frombuffer(..., dtype=np.int32)`` reads them back."""
+    return array("i", values).tobytes()
+
+
+class TermCounts(msgspec.Struct, array_like=True):
+    """The term frequencies of a run of documents, as a build caches them per file:
+    ``terms`` in first-occurrence order over the run; per posting (document-major,
+    each document's terms in first-occurrence order) the term (index into ``terms``)
+    and its count; per document its number of postings and its length (int32)."""
+
+    terms: list[str]
+    term_ids: bytes
+    counts: bytes
+    postings: bytes
+    lengths: bytes
+
+    @classmethod
+    def of(cls, docs: Sequence[Mapping[str, int]]) -> TermCounts:
+        """From each document's term counts, in first-occurrence order (a Counter)."""
+        first = dict.fromkeys(chain.from_iterable(docs))  # first occurrence decides order
+        local = dict(zip(first, range(len(first)), strict=True))
+        ids = list(map(local.__getitem__, chain.from_iterable(docs)))
+        counts = list(chain.from_iterable(d.values() for d in docs))
+        return cls(
+            terms=list(local),
+            term_ids=int32_bytes(ids),
+            counts=int32_bytes(counts),
+            postings=int32_bytes(map(len, docs)),
+            lengths=int32_bytes(sum(d.values()) for d in docs),
+        )
+
+
+def global_ids(
+    terms: Sequence[Sequence[str]], local_ids: Sequence[bytes]
+) -> tuple[dict[str, int], npt.NDArray[np.int32]]:
+    """One vocabulary for runs that each number their own ``terms`` (first occurrence
+    decides the order, run after run), and every run's ``local_ids`` (int32 indexes
+    into its ``terms``) renumbered into it, concatenated. No Python loop per term."""
+    first = dict.fromkeys(chain.from_iterable(terms))
+    vocab = dict(zip(first, range(len(first)), strict=True))
+    sizes = [len(t) for t in terms]
+    flat = np.fromiter(map(vocab.__getitem__, chain.from_iterable(terms)), np.int32, sum(sizes))
+    local = [np.frombuffer(raw, dtype=np.int32) for raw in local_ids]
+    if not local:
+        return vocab, np.zeros(0, dtype=np.int32)
+    starts = np.zeros(len(sizes), dtype=np.int64)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    offsets = np.repeat(starts, [len(a) for a in local])
+    return vocab, flat[np.concatenate(local) + offsets]
+
+
+def merge_term_counts(parts: Sequence[TermCounts], params: BM25Params = BM25Params()) -> BM25Index:
+    """One index over runs of documents, in order: identical, array for array, to a
+    :class:`BM25Builder` fed every run's documents token by token."""
+    vocab, ids = global_ids([p.terms for p in parts], [p.term_ids for p in parts])
+    per_doc = _int32s([p.postings for p in parts])
+    n = len(per_doc)
+    docs = np.repeat(np.arange(n, dtype=np.int32), per_doc)
+    order = np.argsort(ids, kind="stable")  # by term, then by document (already in order)
+    tf = _int32s([p.counts for p in parts])[order].astype(np.int64)
+    lengths = _int32s([p.lengths for p in parts]).astype(np.float64)
+    return _assemble(vocab, ids[order].astype(np.int64), docs[order], tf, lengths, params)
+
+
+def _int32s(raws: Sequence[bytes]) -> npt.NDArray[np.int32]:
+    if not raws:
+        return np.zeros(0, dtype=np.int32)
+    return np.frombuffer(b"".join(raws), dtype=np.int32)
+
+
+def _assemble(
+    vocab: dict[str, int],
+    terms: npt.NDArray[np.int64],
+    rows: npt.NDArray[np.int32],
+    counts: npt.NDArray[np.int64],
+    lengths: npt.NDArray[np.float64],
+    params: BM25Params,
+) -> BM25Index:
+    """The index from its postings sorted by term then row, with their counts."""
+    n = len(lengths)
+    n_terms = len(vocab)
+    df = np.bincount(terms, minlength=n_terms)
+    indptr = np.zeros(n_terms + 1, dtype=np.int64)
+    np.cumsum(df, out=indptr[1:])
+    idf = np.log1p((n - df + 0.5) / (df + 0.5))
+    avgdl = float(lengths.mean()) if n else 1.0
+    tf = counts.astype(np.float64)
+    k1, b = params.k1, params.b
+    norm = k1 * (1.0 - b + b * lengths[rows] / (avgdl or 1.0))
+    weights = (idf[terms] * tf * (k1 + 1.0) / (tf + norm)).astype(np.float32)
+    return BM25Index(vocab, indptr, rows, weights, n, params)
 
 
 def top_k(scores: npt.NDArray[np.float32], k: int) -> list[tuple[int, float]]:

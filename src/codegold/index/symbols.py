@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from itertools import chain, repeat
 from pathlib import Path
 
 import msgspec
+import numpy as np
+
+from codegold.index.lexical import global_ids, int32_bytes
 
 
 @lru_cache(maxsize=500_000)
@@ -15,9 +20,78 @@ def fold(name: str) -> str:
     return name.rsplit(".", 1)[-1].replace("_", "").replace("$", "").lower()
 
 
+_SPACE = re.compile(r"\s")  # the characters str.isspace() accepts
+
+
 def _is_title(name: str) -> bool:
     """A test named by its title string (SPEC §1), not a qualified name."""
-    return any(ch.isspace() for ch in name)
+    return _SPACE.search(name) is not None
+
+
+#: The four tables, in the order :func:`chunk_keys` gives a chunk's keys for them.
+TABLES = ("defs", "defs_lower", "refs", "refs_norm")
+
+
+def chunk_keys(
+    defined: Sequence[str], referenced: Sequence[str]
+) -> tuple[set[str], set[str], set[str], set[str]]:
+    """One chunk's keys in each table (:data:`TABLES` order)."""
+    defs: set[str] = set()
+    for name in defined:
+        if _is_title(name):
+            # a test title ("calls res.send") is one name, not a dotted path
+            defs.add(name)
+            continue
+        parts = name.split(".")
+        defs.update(".".join(parts[i:]) for i in range(len(parts)))
+    lower = {fold(n) for n in defined if not _is_title(n)}
+    return defs, lower, set(referenced), {fold(n) for n in referenced}
+
+
+class KeyPostings(msgspec.Struct, array_like=True):
+    """One table's keys of a run of chunks: ``keys`` in first-use order, then per
+    posting the key (index into ``keys``) and the chunk row, rows ascending (int32)."""
+
+    keys: list[str]
+    key_ids: bytes
+    rows: bytes
+
+    @classmethod
+    def of(cls, per_chunk: Sequence[Iterable[str]]) -> KeyPostings:
+        ordered = [sorted(keys) for keys in per_chunk]
+        first = dict.fromkeys(chain.from_iterable(ordered))
+        local = dict(zip(first, range(len(first)), strict=True))
+        ids = map(local.__getitem__, chain.from_iterable(ordered))
+        rows = chain.from_iterable(repeat(row, len(keys)) for row, keys in enumerate(ordered))
+        return cls(keys=list(local), key_ids=int32_bytes(ids), rows=int32_bytes(rows))
+
+
+def merge_key_postings(parts: Sequence[tuple[int, KeyPostings]]) -> dict[str, list[int]]:
+    """One table from runs of chunks, each with the row of its first chunk: the
+    same dict :meth:`SymbolTable.build` makes, keys sorted, rows ascending."""
+    vocab, ids = global_ids([p.keys for _, p in parts], [p.key_ids for _, p in parts])
+    if not vocab:
+        return {}
+    rows = np.frombuffer(b"".join(p.rows for _, p in parts), dtype=np.int32) + np.repeat(
+        np.asarray([base for base, _ in parts], dtype=np.int32),
+        [len(p.rows) // 4 for _, p in parts],
+    )
+    keys = list(vocab)
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    rank = np.empty(len(keys), dtype=np.int32)
+    rank[np.asarray(order, dtype=np.int64)] = np.arange(len(keys), dtype=np.int32)
+    ranked = rank[ids]
+    by_key = np.argsort(ranked, kind="stable")  # stable: rows stay ascending per key
+    flat: list[int] = rows[by_key].tolist()
+    ends = np.cumsum(np.bincount(ranked, minlength=len(keys)))
+    starts = [0, *ends[:-1].tolist()]
+    return dict(
+        zip(
+            map(keys.__getitem__, order),
+            map(flat.__getitem__, map(slice, starts, ends.tolist())),
+            strict=True,
+        )
+    )
 
 
 def _sorted(table: dict[str, list[int]]) -> dict[str, list[int]]:
@@ -41,36 +115,25 @@ class SymbolTable(msgspec.Struct, frozen=True):
         defined: Sequence[Sequence[str]],
         referenced: Sequence[Sequence[str]],
     ) -> SymbolTable:
-        defs: dict[str, list[int]] = {}
-        lower: dict[str, list[int]] = {}
-        refs: dict[str, list[int]] = {}
-        norm: dict[str, list[int]] = {}
-        for row, names in enumerate(defined):
-            keys: set[str] = set()
-            for name in names:
-                if _is_title(name):
-                    # a test title ("calls res.send") is one name, not a dotted path
-                    keys.add(name)
-                    continue
-                parts = name.split(".")
-                keys.update(".".join(parts[i:]) for i in range(len(parts)))
-            for key in keys:
-                defs.setdefault(key, []).append(row)
-            for key in {fold(n) for n in names if not _is_title(n)}:
-                lower.setdefault(key, []).append(row)
-        for row, names in enumerate(referenced):
-            for name in set(names):
-                refs.setdefault(name, []).append(row)
-            for key in {fold(n) for n in names}:
-                norm.setdefault(key, []).append(row)
+        tables: tuple[dict[str, list[int]], ...] = ({}, {}, {}, {})
+        for row, (names, refs) in enumerate(zip(defined, referenced, strict=True)):
+            for table, keys in zip(tables, chunk_keys(names, refs), strict=True):
+                for key in keys:
+                    table.setdefault(key, []).append(row)
         # rows were appended in row order; sorting the keys once makes the file
         # byte-identical whatever the set iteration order was
-        return cls(
-            defs=_sorted(defs),
-            defs_lower=_sorted(lower),
-            refs=_sorted(refs),
-            refs_norm=_sorted(norm),
+        defs, lower, refs_, norm = (_sorted(t) for t in tables)
+        return cls(defs=defs, defs_lower=lower, refs=refs_, refs_norm=norm)
+
+    @classmethod
+    def merge(cls, parts: Sequence[tuple[int, Sequence[KeyPostings]]]) -> SymbolTable:
+        """The table of runs of chunks (each with its first row and its four
+        :class:`KeyPostings`), identical to :meth:`build` over all their chunks."""
+        defs, lower, refs, norm = (
+            merge_key_postings([(base, tables[i]) for base, tables in parts])
+            for i in range(len(TABLES))
         )
+        return cls(defs=defs, defs_lower=lower, refs=refs, refs_norm=norm)
 
     def definitions(self, name: str) -> list[int]:
         return self.defs.get(name, [])

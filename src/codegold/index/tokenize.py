@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import chain
 
 _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*|[0-9]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -182,10 +183,7 @@ def _word_tokens(word: str) -> tuple[str, ...]:
 
 def tokenize(text: str) -> list[str]:
     """Tokens of code or prose: identifiers split, lowercased and stemmed."""
-    tokens: list[str] = []
-    for word in _WORD.findall(text):
-        tokens.extend(_word_tokens(word))
-    return tokens
+    return list(chain.from_iterable(map(_word_tokens, _WORD.findall(text))))
 
 
 def tokenize_query(text: str) -> list[str]:
