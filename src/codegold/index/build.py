@@ -79,6 +79,9 @@ class _FileRecord(msgspec.Struct, array_like=True):
     symbols: list[KeyPostings]  # per table of SymbolTable (TABLES order)
 
 
+#: Less to chunk than this is chunked in the main process (a pool costs more).
+POOL_MIN_BYTES = 2_000_000
+
 #: Changes whenever :class:`_FileRecord` or what it is computed from changes.
 RECORD_VERSION = "file-record-1"
 
@@ -390,7 +393,7 @@ def _chunk_all(
     total_bytes = sum(len(jobs[i].data) for i in todo)
     if progress:
         progress("chunking", 0, len(todo))
-    if workers <= 1 or total_bytes < 2_000_000:
+    if workers <= 1 or total_bytes < POOL_MIN_BYTES:
         for n, i in enumerate(todo, start=1):
             raws[i] = _chunk_job(jobs[i], options.chunker, version)
             if progress and n % 200 == 0:

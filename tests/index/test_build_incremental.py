@@ -1,0 +1,188 @@
+"""Builds that reuse the blob cache give the same bytes as cold ones, on any worker count."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import msgspec
+import numpy as np
+import pytest
+
+from codegold.corpus.git import GitRepo
+from codegold.corpus.policy import PathPolicy
+from codegold.index import build as build_module
+from codegold.index.build import BuildOptions, _array_header, build_index
+from codegold.index.lexical import BM25Builder, TermCounts, merge_term_counts
+from codegold.index.store import IndexedChunk, open_index
+from codegold.index.symbols import TABLES, KeyPostings, SymbolTable, chunk_keys
+from tests.corpus.gitfixture import make_repo
+
+
+def _module(i: int, extra: str = "") -> str:
+    return (
+        "".join(
+            f"class Handler{i}_{j}:\n"
+            f"    '''Handles request {j} of module {i}.'''\n\n"
+            f"    def handle_request(self, request):\n"
+            f"        return parse_headers(request, {j}) or self.fallback_{j}(request)\n\n"
+            for j in range(6)
+        )
+        + extra
+    )
+
+
+V1 = {
+    **{f"pkg/mod{i}.py": _module(i) for i in range(12)},
+    "pkg/old_name.py": "def moved_function(value):\n    return value + 1\n",
+    "pkg/gone.py": "def removed_function():\n    return 'gone'\n",
+    "docs/guide.md": "# Guide\n\nCall parse_headers before handle_request.\n",
+    "web/app.js": "export function renderPage(req) {\n  return req.body;\n}\n",
+}
+V2 = {
+    "pkg/mod3.py": _module(3, "def brand_new_helper(x):\n    return x\n"),
+    "pkg/mod7.py": _module(70),
+    "pkg/old_name.py": None,  # renamed: same content under a new path
+    "pkg/new_name.py": "def moved_function(value):\n    return value + 1\n",
+    "pkg/gone.py": None,  # deleted
+    "pkg/added.py": "def added_function():\n    return parse_headers(None, 0)\n",
+}
+
+
+def _artifacts(build: Path) -> dict[str, bytes]:
+    """Every file of a build but the manifest and build.json (build time, cache counts)."""
+    return {
+        p.relative_to(build).as_posix(): p.read_bytes()
+        for p in sorted(build.rglob("*"))
+        if p.is_file() and p.name not in ("manifest.json", "build.json")
+    }
+
+
+def _build(repo: Path, rev: str, root: Path, workers: int = 1) -> Path:
+    with GitRepo(repo) as git:
+        manifest = build_index(
+            git, rev, root, policy=PathPolicy(), options=BuildOptions(workers=workers)
+        )
+    return root / "builds" / manifest.build_id
+
+
+def _stats(build: Path) -> dict[str, int]:
+    stats: dict[str, int] = msgspec.json.decode((build / "build.json").read_bytes())["stats"]
+    return stats
+
+
+def test_neighbouring_revision_from_the_cache_equals_a_cold_build(tmp_path: Path) -> None:
+    repo, (first, second) = make_repo(tmp_path / "r", [V1, V2])
+    warm_root = tmp_path / "warm"
+    _build(repo, first, warm_root)
+    warm = _build(repo, second, warm_root)
+    cold = _build(repo, second, tmp_path / "cold")
+    # mod3, mod7, added.py and the renamed file (a new path) are chunked again
+    assert _stats(warm) == {"filesFromCache": 12, "filesChunked": 4}
+    assert _artifacts(warm) == _artifacts(cold)
+    assert len(_artifacts(cold)) >= 10
+
+
+def test_deleted_and_renamed_files_leave_nothing_behind(tmp_path: Path) -> None:
+    repo, (first, second) = make_repo(tmp_path / "r", [V1, V2])
+    root = tmp_path / "idx"
+    _build(repo, first, root)
+    _build(repo, second, root)
+    index = open_index(root, second)
+    files = {c.file for c in index.chunks}
+    assert "pkg/gone.py" not in files and "pkg/old_name.py" not in files
+    assert "pkg/new_name.py" in files
+    assert index.symbols.definitions("removed_function") == []
+    (row,) = index.symbols.definitions("moved_function")
+    assert index.chunks[row].file == "pkg/new_name.py"
+    assert index.chunks[row].blob == next(
+        e.blob for e in index.inventory if e.path == "pkg/new_name.py"
+    )
+    lexical_files = index.file_lexical[1]
+    assert "pkg/gone.py" not in lexical_files and "pkg/new_name.py" in lexical_files
+    top = index.lexical.top(["brand", "new", "helper"], 1)
+    assert index.chunks[top[0][0]].file == "pkg/mod3.py"
+
+
+def test_one_worker_and_two_workers_write_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a real process pool even for this small repository
+    monkeypatch.setattr(build_module, "POOL_MIN_BYTES", 0)
+    repo, (first, second) = make_repo(tmp_path / "r", [V1, V2])
+    one = _build(repo, second, tmp_path / "one", workers=1)
+    two = _build(repo, second, tmp_path / "two", workers=2)
+    assert _stats(two) == {"filesFromCache": 0, "filesChunked": 16}
+    assert _artifacts(one) == _artifacts(two)
+    # and the neighbouring revision through the pool too
+    _build(repo, first, tmp_path / "warm", workers=2)
+    assert _artifacts(_build(repo, second, tmp_path / "warm", workers=2)) == _artifacts(one)
+
+
+def _random_docs(rng: random.Random, n: int) -> list[list[str]]:
+    words = [f"w{i}" for i in range(60)]
+    return [[rng.choice(words) for _ in range(rng.randint(0, 30))] for _ in range(n)]
+
+
+def test_merged_term_counts_equal_the_streaming_builder() -> None:
+    rng = random.Random(7)
+    runs = [_random_docs(rng, rng.randint(0, 9)) for _ in range(25)]
+    builder = BM25Builder()
+    for run in runs:
+        for doc in run:
+            builder.add(doc)
+    expected = builder.finish()
+    from collections import Counter
+
+    merged = merge_term_counts([TermCounts.of([Counter(d) for d in run]) for run in runs])
+    assert merged.vocab == expected.vocab and list(merged.vocab) == list(expected.vocab)
+    assert merged.n_docs == expected.n_docs
+    for name in ("indptr", "rows", "weights"):
+        a, b = getattr(merged, name), getattr(expected, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
+
+
+def test_merged_symbol_keys_equal_the_table_built_at_once() -> None:
+    defined = [
+        ["pkg.Handler", "pkg.Handler.handle"],
+        [],
+        ["calls res.send"],
+        ["Other.handle_request"],
+        ["pkg.Handler"],
+    ]
+    referenced = [["parse_headers", "ParseHeaders"], ["x"], [], ["parse_headers"], []]
+    expected = SymbolTable.build(defined, referenced)
+    runs = [(0, 2), (2, 2), (4, 1)]
+    parts = []
+    for start, count in runs:
+        keys = [chunk_keys(d, r) for d, r in zip(defined, referenced, strict=True)]
+        keys = keys[start : start + count]
+        parts.append((start, [KeyPostings.of([k[i] for k in keys]) for i in range(len(TABLES))]))
+    merged = SymbolTable.merge(parts)
+    assert msgspec.msgpack.encode(merged) == msgspec.msgpack.encode(expected)
+    assert merged.definitions("handle") == [0]
+
+
+@pytest.mark.parametrize("n", [0, 1, 15, 16, 255, 65535, 65536])
+def test_spliced_chunk_arrays_have_msgspecs_header(n: int) -> None:
+    chunk = IndexedChunk(
+        "id",
+        "f.py",
+        1,
+        1,
+        "python",
+        "function",
+        "definition",
+        None,
+        (),
+        (),
+        "x",
+        "",
+        "b",
+        "source",
+        "d",
+    )
+    assert msgspec.msgpack.encode([chunk] * n).startswith(_array_header(n))
+    assert len(msgspec.msgpack.encode([chunk] * n)) == len(_array_header(n)) + n * len(
+        msgspec.msgpack.encode(chunk)
+    )
