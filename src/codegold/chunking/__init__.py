@@ -71,7 +71,10 @@ __all__ = [
 #: regex heuristic finds, and carry their names and language (was: ``text`` windows).
 #: 4: SPEC §1 symbol naming: test titles, ``@title``/``@filename``/``@body`` captures,
 #: JavaScript property assignments and exported objects, Ruby innermost qualifiers.
-ALGORITHM_VERSION = "4"
+#: 5: C/C++ conditionals that split braces are resolved before parsing (one chunk, both
+#: names, for a function with ``#ifdef``-chosen signatures); multi-line function macros
+#: are chunks; a C++ class holding member prototypes is a declaration.
+ALGORITHM_VERSION = "5"
 
 
 def chunk_file(
@@ -190,6 +193,8 @@ def _version(config: ChunkerConfig, specs: tuple[LanguageSpec, ...]) -> str:
                 "closingWords": sorted(spec.closing_words),
                 "symbolRewrites": [list(pair) for pair in spec.symbol_rewrites],
                 "innermostQualifier": spec.innermost_qualifier,
+                "resolveConditionals": spec.resolve_conditionals,
+                "prototypeContainersDeclare": spec.prototype_containers_declare,
                 "query": query_digest(name),
             }
         )

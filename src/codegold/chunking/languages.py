@@ -113,6 +113,12 @@ class LanguageSpec:
     #: Name a member by its innermost container only (Ruby ``Base.compile!`` inside
     #: ``module Sinatra``), keeping the fully qualified name as a second symbol.
     innermost_qualifier: bool = False
+    #: Resolve C preprocessor conditionals whose branches split braces before parsing
+    #: (alternative signatures of one function under ``#ifdef``; see preprocessor.py).
+    resolve_conditionals: bool = False
+    #: A container chunk holding member prototypes (bodies defined elsewhere) is a
+    #: declaration: C++ ``class X { void f(); };`` in a header.
+    prototype_containers_declare: bool = False
 
     def __post_init__(self) -> None:
         if not self.name or not self.name.replace("_", "").replace("-", "").isalnum():
@@ -242,6 +248,7 @@ _BUILTINS: tuple[LanguageSpec, ...] = (
         "tree_sitter_c",
         distribution="tree-sitter-c",
         wrapper_node_types=_C_WRAPPERS,
+        resolve_conditionals=True,
     ),
     _builtin(
         "cpp",
@@ -249,6 +256,8 @@ _BUILTINS: tuple[LanguageSpec, ...] = (
         "tree_sitter_cpp",
         distribution="tree-sitter-cpp",
         wrapper_node_types=_C_WRAPPERS | {"template_declaration"},
+        resolve_conditionals=True,
+        prototype_containers_declare=True,
     ),
     _builtin("csharp", (".cs",), "tree_sitter_c_sharp", distribution="tree-sitter-c-sharp"),
     _builtin(

@@ -61,6 +61,7 @@ from codegold.chunking.languages import (
     grammar,
 )
 from codegold.chunking.model import Chunk
+from codegold.chunking.preprocessor import Alternative, resolve_conditionals
 from codegold.chunking.window import heuristic_chunks, window_chunks
 from codegold.corpus.model import FileRole
 from codegold.roles import Role
@@ -230,6 +231,17 @@ class _File:
         #: Bodies given by ``@body`` captures, by definition node id.
         self.bodies: dict[int, Node] = {}
         self.base_name = _base_name(path, spec.extensions + spec.declaration_suffixes)
+        #: What the parser reads: the source, or (C, C++) a copy with the conditionals
+        #: that split braces resolved, byte for byte at the same offsets.
+        self.parse_src = self.src
+        self.alternatives: tuple[Alternative, ...] = ()
+        if spec.resolve_conditionals:
+            resolution = resolve_conditionals(self.src)
+            if resolution is not None:
+                self.parse_src = resolution.source
+                self.alternatives = resolution.alternatives
+        #: First rows of definitions whose alternative headers sit above them.
+        self.span_floor: dict[int, int] = {}
 
     # ---- helpers -------------------------------------------------------------
 
@@ -297,6 +309,8 @@ class _File:
                     existing.kind, existing.declaration = kind, declaration
         ordered = sorted(found.values(), key=lambda d: (d.start_byte, -d.end_byte))
         self.assign_names(ordered, captured)
+        if self.alternatives:
+            self.adopt_alternatives(ordered)
         named = [d for d in ordered if d.names]
         self.definition_ids = {d.node.id for d in named}
         self.nest(named)
@@ -352,6 +366,26 @@ class _File:
                 owner.titled = True
             if text not in owner.names:
                 owner.names.append(text)
+
+    def adopt_alternatives(self, ordered: list[_Def]) -> None:
+        """Give each function header blanked out of a conditional (``#ifdef WIN32``
+        ``int umain(…) {`` ``#else`` ``int main(…) {`` ``#endif``) to the function whose
+        kept header sits in that conditional and whose body runs past it: its name
+        becomes a second name, its lines part of the definition's span."""
+        for alternative in self.alternatives:
+            for d in ordered:
+                if (
+                    d.kind == "function"
+                    and d.names
+                    and alternative.end < d.row <= alternative.group_end
+                    and _last_row(d.node) > alternative.group_end
+                ):
+                    name = _header_name(alternative.text, self.spec.name)
+                    if name is not None and name not in d.names:
+                        d.names.append(name)
+                    floor = self.span_floor.get(d.node.id, d.row)
+                    self.span_floor[d.node.id] = min(floor, alternative.start)
+                    break
 
     def nest(self, ordered: list[_Def]) -> None:
         """Link each definition to its enclosing one, then name it in that scope."""
@@ -415,6 +449,10 @@ class _File:
             parent = top.parent
         d.span_start, d.span_col = top.start_point
         d.span_end = max(_last_row(top), _last_row(d.node))
+        floor = self.span_floor.get(d.node.id)
+        if floor is not None and floor < d.span_start:
+            d.span_start = floor
+            d.span_col = len(self.lines[floor]) - len(self.lines[floor].lstrip())
 
     def collect_leading(self, nodes: Sequence[Node]) -> None:
         """Index leading comments/attributes that stand alone on their lines."""
@@ -613,13 +651,17 @@ class _File:
             parts.append(self.signature(owner))
         return "\n".join(parts)
 
-    def role(self, piece: _Piece, defines: bool) -> Role:
+    def role(self, piece: _Piece, defines: bool, prototypes: bool = False) -> Role:
+        """``prototypes``: the piece is (part of) a container and holds prototypes of
+        its members, which makes it a declaration where the language says so."""
         if self.declaration_file:
             natural = Role.DECLARATION
         elif piece.owner is None:
             natural = Role.DEFINITION if defines else Role.CALL_SITE
+        elif piece.owner.declaration or (prototypes and self.spec.prototype_containers_declare):
+            natural = Role.DECLARATION
         else:
-            natural = Role.DECLARATION if piece.owner.declaration else Role.DEFINITION
+            natural = Role.DEFINITION
         return role_for_file(self.file_role, natural)
 
     def references(self, refs: dict[bytes, int], excluded: set[str], cap: int) -> tuple[str, ...]:
@@ -637,7 +679,7 @@ class _File:
     # ---- the run --------------------------------------------------------------
 
     def run(self, language: str) -> ChunkResult:
-        tree = _parser(language).parse(self.src)
+        tree = _parser(language).parse(self.parse_src)
         root = tree.root_node
         if root.has_error and self.error_share(root, language) > ERROR_LINE_SHARE:
             return self.fallback(language)
@@ -658,11 +700,20 @@ class _File:
         starts = [p.start for p in pieces]
         symbols: list[dict[str, None]] = [{} for _ in pieces]
         defined: list[set[str]] = [set() for _ in pieces]
+        #: Pieces of a container holding a member prototype (see ``role``).
+        prototypes: set[int] = set()
         for d in definitions:
             index = bisect_right(starts, d.row) - 1
             if index < 0 or d.row > pieces[index].end:
                 continue
             defined[index].update(d.names)
+            if (
+                d.declaration
+                and d.kind in FUNCTION_KINDS
+                and d.parent is not None
+                and d.parent is pieces[index].owner
+            ):
+                prototypes.add(index)
             if d.local or d.kind == "impl":
                 continue
             for qname in d.qnames:
@@ -701,7 +752,7 @@ class _File:
                     end_line=piece.end + 1,
                     language=self.spec.name,
                     kind=piece.kind,
-                    role=self.role(piece, bool(names)),
+                    role=self.role(piece, bool(names), index in prototypes),
                     symbol=owner.qname if owner is not None else None,
                     symbols=names,
                     references=self.references(refs[index], excluded, cap),
@@ -734,6 +785,28 @@ class _File:
                 config=self.config,
             )
         return ChunkResult(chunks=tuple(chunks), parse_ok=False, language=language)
+
+
+def _header_name(header: str, language: str) -> str | None:
+    """The name a lone function header (``int umain(int argc, char **argv) {``)
+    declares, read by parsing it with an empty body; C++ ``A::b`` reads ``A.b``."""
+    tree = _parser(language).parse((header + "\n}\n").encode("utf-8", "surrogatepass"))
+    for node in tree.root_node.named_children:
+        if node.type != "function_definition":
+            continue
+        declarator = node.child_by_field_name("declarator")
+        while declarator is not None and declarator.type != "function_declarator":
+            declarator = declarator.child_by_field_name("declarator") or (
+                declarator.named_children[-1] if declarator.named_children else None
+            )
+        if declarator is None:
+            return None
+        name = declarator.child_by_field_name("declarator")
+        if name is None or name.text is None:
+            return None
+        text = name.text.decode("utf-8", "replace").replace("::", ".")
+        return text if re.fullmatch(r"[\w.~]+", text) else None
+    return None
 
 
 def chunk_source(

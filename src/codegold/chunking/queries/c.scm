@@ -51,6 +51,9 @@
 ; Macros with a value (include guards have none): names only.
 (preproc_def name: (identifier) @name value: (_)) @definition.constant
 (preproc_function_def name: (identifier) @name) @definition.constant
+; A function-like macro continued over several lines is a definition of its own.
+((preproc_function_def name: (identifier) @name) @definition.function
+ (#match? @definition.function "\\\\\n"))
 
 ; File-level variables, also inside #if blocks and extern "C" { }: names only.
 ([(translation_unit

@@ -87,6 +87,9 @@
 (enumerator name: (identifier) @name) @definition.field
 (preproc_def name: (identifier) @name value: (_)) @definition.constant
 (preproc_function_def name: (identifier) @name) @definition.constant
+; A function-like macro continued over several lines is a definition of its own.
+((preproc_function_def name: (identifier) @name) @definition.function
+ (#match? @definition.function "\\\\\n"))
 
 ; Namespace-level variables and constants: names only.
 ([(translation_unit

@@ -1,0 +1,268 @@
+"""C preprocessor conditionals that split braces, resolved before parsing.
+
+tree-sitter parses a C or C++ file as written, with every ``#if`` branch in place.
+When the branches of one conditional open or close braces that the code after it
+relies on, the usual case being alternative signatures of one function::
+
+    #ifdef WIN32
+    int umain(int argc, char *argv[]) {
+    #else
+    int main(int argc, char *argv[]) {
+    #endif
+      ... the one body ...
+    }
+
+the parse sees two opening braces for one closing brace, and the function, often the
+whole rest of the file, ends up under ``ERROR`` nodes. :func:`resolve_conditionals`
+gives the parser a copy of the source with the same bytes at the same offsets except
+for a few lines turned to spaces:
+
+* only conditionals where some branch's braces (outside comments, strings and
+  directives) do not balance are touched, innermost first;
+* their directive lines (``#if…``, ``#elif``, ``#else``, ``#endif``) are blanked;
+* of a conditional with an ``#else`` or ``#elif`` the last branch is kept as written;
+  of one without, the implicit empty branch is (``extern "C" {`` in ``#ifdef
+  __cplusplus`` goes, with its closing ``}`` in the later conditional);
+* every other unbalanced branch loses its unbalanced tail only: the declaration that
+  opens the unclosed brace (from the statement before it), or everything up to the
+  last unmatched closing brace. The balanced code before it (a whole function in the
+  ``WIN32`` branch) stays.
+
+Each blanked tail that reads as a function header is reported as an
+:class:`Alternative`: the chunker puts its lines and name into the definition that
+follows, so ``umain`` and ``main`` above are one chunk with both names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["Alternative", "Resolution", "resolve_conditionals"]
+
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(\w+)")
+_OPENERS = frozenset({b"if", b"ifdef", b"ifndef"})
+_BRANCHES = frozenset({b"elif", b"else", b"elifdef", b"elifndef"})
+
+
+@dataclass(frozen=True, slots=True)
+class Alternative:
+    """A function header in a blanked branch: rows ``start..end`` (0-based), within the
+    conditional whose directives span ``group_start..group_end``."""
+
+    start: int
+    end: int
+    text: str
+    group_start: int
+    group_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """What the parser reads (``source``), and the function headers taken out of it."""
+
+    source: bytes
+    alternatives: tuple[Alternative, ...]
+    blanked_rows: frozenset[int]
+
+
+@dataclass(slots=True)
+class _Branch:
+    start: int  # first row after its directive
+    end: int = -1  # last row before the next directive of the group
+    explicit_else: bool = False
+
+
+@dataclass(slots=True)
+class _Group:
+    directive_rows: list[int] = field(default_factory=list)
+    branches: list[_Branch] = field(default_factory=list)
+    children: list[_Group] = field(default_factory=list)
+
+
+def _scan(lines: list[bytes]) -> tuple[list[list[tuple[int, int]]], set[int], list[_Group]]:
+    """Braces per row (``(column, +1|-1)``, outside comments, strings and directives),
+    the rows of directive lines (continuations included), and the conditional tree."""
+    braces: list[list[tuple[int, int]]] = [[] for _ in lines]
+    directive_rows: set[int] = set()
+    roots: list[_Group] = []
+    stack: list[_Group] = []
+    in_comment = False
+    continued = False
+    for row, line in enumerate(lines):
+        if continued:
+            directive_rows.add(row)
+            continued = line.rstrip().endswith(b"\\")
+            continue
+        if not in_comment:
+            match = _DIRECTIVE.match(line)
+            if match is not None:
+                directive_rows.add(row)
+                continued = line.rstrip().endswith(b"\\")
+                word = match.group(1)
+                if word in _OPENERS:
+                    group = _Group(directive_rows=[row], branches=[_Branch(row + 1)])
+                    (stack[-1].children if stack else roots).append(group)
+                    stack.append(group)
+                elif word in _BRANCHES and stack:
+                    group = stack[-1]
+                    group.branches[-1].end = row - 1
+                    group.directive_rows.append(row)
+                    group.branches.append(_Branch(row + 1, explicit_else=True))
+                elif word == b"endif" and stack:
+                    group = stack.pop()
+                    group.branches[-1].end = row - 1
+                    group.directive_rows.append(row)
+                # A directive may end in a comment that runs on.
+                in_comment = _ends_in_comment(line)
+                continue
+        in_comment = _braces(line, braces[row], in_comment)
+    # Unterminated conditionals are left alone.
+    complete = [g for g in roots if _complete(g)]
+    return braces, directive_rows, complete
+
+
+def _complete(group: _Group) -> bool:
+    group.children = [c for c in group.children if _complete(c)]
+    return all(b.end >= b.start - 1 for b in group.branches) and len(group.directive_rows) >= 2
+
+
+def _ends_in_comment(line: bytes) -> bool:
+    opened = line.rfind(b"/*")
+    return opened != -1 and line.find(b"*/", opened + 2) == -1 and line.find(b"//") == -1
+
+
+def _braces(line: bytes, out: list[tuple[int, int]], in_comment: bool) -> bool:
+    """Append the braces of one code line to ``out``; return whether a block comment
+    is still open at its end."""
+    i = 0
+    n = len(line)
+    while i < n:
+        c = line[i]
+        if in_comment:
+            end = line.find(b"*/", i)
+            if end == -1:
+                return True
+            in_comment = False
+            i = end + 2
+            continue
+        if c == 0x2F and i + 1 < n:  # '/'
+            nxt = line[i + 1]
+            if nxt == 0x2F:
+                return False
+            if nxt == 0x2A:
+                in_comment = True
+                i += 2
+                continue
+        if c in (0x22, 0x27):  # '"' or "'"
+            i += 1
+            while i < n and line[i] != c:
+                i += 2 if line[i] == 0x5C else 1
+            i += 1
+            continue
+        if c == 0x7B:
+            out.append((i, 1))
+        elif c == 0x7D:
+            out.append((i, -1))
+        i += 1
+    return in_comment
+
+
+def _statement_end(line: bytes) -> bool:
+    text = line.split(b"//", 1)[0].rstrip()
+    return text.endswith((b";", b"}"))
+
+
+def resolve_conditionals(source: bytes) -> Resolution | None:
+    """The source the parser should read, or None when no conditional splits braces."""
+    if b"#" not in source or (b"{" not in source and b"}" not in source):
+        return None
+    lines = source.split(b"\n")
+    braces, directive_rows, groups = _scan(lines)
+    blanked: set[int] = set()
+    alternatives: list[Alternative] = []
+
+    def delta(branch: _Branch) -> int:
+        return sum(
+            step
+            for row in range(branch.start, branch.end + 1)
+            if row not in blanked and row not in directive_rows
+            for _, step in braces[row]
+        )
+
+    def tail(branch: _Branch) -> tuple[int, int] | None:
+        """The unbalanced rows of a branch: from the start of the declaration opening
+        its first unclosed brace to its end, or from its start to its last unmatched
+        closing brace."""
+        steps = [
+            (row, step)
+            for row in range(branch.start, branch.end + 1)
+            if row not in blanked and row not in directive_rows
+            for _, step in braces[row]
+        ]
+        depth = 0
+        low = 0
+        low_at = -1  # index in steps after which depth stays above its minimum
+        last_close = -1
+        for index, (row, step) in enumerate(steps):
+            depth += step
+            if depth <= low:
+                low = depth
+                low_at = index
+                if step < 0:
+                    last_close = row
+        if depth > low:
+            opener_row = steps[low_at + 1][0]
+            start = branch.start
+            for row in range(opener_row - 1, branch.start - 1, -1):
+                if row in directive_rows or row in blanked:
+                    continue
+                if _statement_end(lines[row]):
+                    start = row + 1
+                    break
+            return start, branch.end
+        if last_close >= 0:
+            return branch.start, last_close
+        return None
+
+    def resolve(group: _Group) -> None:
+        for child in group.children:
+            resolve(child)
+        if all(delta(branch) == 0 for branch in group.branches):
+            return
+        kept = group.branches[-1] if group.branches[-1].explicit_else else None
+        group_start, group_end = group.directive_rows[0], group.directive_rows[-1]
+        for row in group.directive_rows:
+            blanked.add(row)
+            # Continuation lines of a directive go with it.
+            nxt = row + 1
+            while nxt in directive_rows and lines[nxt - 1].rstrip().endswith(b"\\"):
+                blanked.add(nxt)
+                nxt += 1
+        for branch in group.branches:
+            if branch is kept or delta(branch) == 0:
+                continue
+            span = tail(branch)
+            if span is None:
+                continue
+            start, end = span
+            while start < end and not lines[start].strip():
+                start += 1
+            rows = [r for r in range(start, end + 1) if r not in directive_rows]
+            blanked.update(range(start, end + 1))
+            text = b"\n".join(lines[r] for r in rows).decode("utf-8", "replace")
+            if kept is not None and b"(" in b"".join(lines[r] for r in rows):
+                alternatives.append(Alternative(start, end, text, group_start, group_end))
+
+    for group in groups:
+        resolve(group)
+    if not blanked:
+        return None
+    out = bytearray(source)
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    for row in blanked:
+        begin = starts[row]
+        out[begin : begin + len(lines[row])] = b" " * len(lines[row])
+    return Resolution(bytes(out), tuple(alternatives), frozenset(blanked))

@@ -1,0 +1,176 @@
+"""C and C++ preprocessor conditionals that split braces: one chunk per definition.
+
+A function whose header is chosen by ``#ifdef`` (two signatures, one body) used to
+leave most of its file under ERROR nodes, and the file fell back to unnamed windows.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from codegold.chunking import Chunk, ChunkerConfig, chunk_file
+from codegold.chunking.preprocessor import resolve_conditionals
+from codegold.corpus.model import FileRole
+from codegold.roles import Role
+
+TWO_SIGNATURES = """\
+#include <stdio.h>
+
+#ifdef WIN32
+int umain(int argc, char* argv[]);
+
+int wmain(int argc, wchar_t* wargv[]) {
+  char **argv = to_utf8(argc, wargv);
+  return umain(argc, argv);
+}
+
+int umain(int argc, char* argv[]) {
+#else /*}*/
+int main(int argc, char* argv[]) {
+#endif
+  int ret = 0;
+  for (int i = 1; i < argc; i++) {
+    if (isoption(argv[i], 'h', "help")) {
+      usage(0);
+    }
+  }
+  return ret;
+}
+
+static void usage(int code) {
+  exit(code);
+}
+"""
+
+
+def chunks_of(path: str, source: str, config: ChunkerConfig | None = None) -> tuple[Chunk, ...]:
+    kwargs = {"config": config} if config is not None else {}
+    result = chunk_file(path, textwrap.dedent(source), file_role=FileRole.SOURCE, **kwargs)
+    assert result.parse_ok
+    return result.chunks
+
+
+def test_two_signatures_one_body_is_one_definition_with_both_names() -> None:
+    chunks = chunks_of("src/main.c", TWO_SIGNATURES)
+    (main,) = [c for c in chunks if "main" in c.symbols]
+    assert (main.start_line, main.end_line) == (11, 22)
+    assert main.symbol == "main"
+    assert main.symbols == ("main", "umain")
+    assert main.role is Role.DEFINITION and main.kind == "function"
+    assert "isoption" in main.references
+    by_symbol = {c.symbol: c for c in chunks}
+    assert (by_symbol["wmain"].start_line, by_symbol["wmain"].end_line) == (6, 9)
+    assert by_symbol["usage"].role is Role.DEFINITION
+    # Nothing is left out of the chunks.
+    covered = {n for c in chunks for n in range(c.start_line, c.end_line + 1)}
+    lines = TWO_SIGNATURES.split("\n")
+    assert all(n in covered for n, text in enumerate(lines, 1) if text.strip())
+
+
+def test_a_long_function_split_keeps_its_signature_piece_named() -> None:
+    body = "".join(f"  step({n});\n" for n in range(30))
+    source = TWO_SIGNATURES.replace("  int ret = 0;\n", "  int ret = 0;\n" + body)
+    chunks = chunks_of("src/main.c", source, ChunkerConfig(max_chunk_lines=10))
+    pieces = [c for c in chunks if c.symbol == "main"]
+    assert len(pieces) > 2
+    first = pieces[0]
+    assert first.start_line == 11 and first.kind == "function"
+    assert set(first.symbols) == {"main", "umain"}
+    assert all(p.role is Role.DEFINITION for p in pieces)
+    assert all(p.kind == "window" and "int main" in p.header for p in pieces[1:])
+
+
+def test_resolution_keeps_bytes_and_offsets() -> None:
+    source = TWO_SIGNATURES.encode()
+    resolution = resolve_conditionals(source)
+    assert resolution is not None
+    assert len(resolution.source) == len(source)
+    assert resolution.source.count(b"\n") == source.count(b"\n")
+    # Directives and the first branch's open header are blanked; wmain stays.
+    assert b"#ifdef" not in resolution.source and b"umain(int argc, char* argv[]) {" not in (
+        resolution.source
+    )
+    assert b"int wmain(" in resolution.source
+    (alternative,) = resolution.alternatives
+    assert alternative.text == "int umain(int argc, char* argv[]) {"
+
+
+def test_balanced_conditionals_are_left_alone() -> None:
+    source = b"#ifdef X\nint f(void) { return 1; }\n#else\nint f(void) { return 0; }\n#endif\n"
+    assert resolve_conditionals(source) is None
+    names = [c.symbol for c in chunks_of("src/f.c", source.decode())]
+    assert names.count("f") == 2
+
+
+def test_extern_c_guards_in_a_header_are_blanked_together() -> None:
+    source = """\
+    #ifdef __cplusplus
+    extern "C" {
+    #endif
+
+    int ring_push(ring *r, int value);
+
+    #ifdef __cplusplus
+    }
+    #endif
+    """
+    chunks = chunks_of("include/ring.h", source)
+    (push,) = [c for c in chunks if "ring_push" in c.symbols]
+    assert push.role is Role.DECLARATION and push.start_line == 5
+
+
+def test_braces_in_comments_strings_and_directives_do_not_count() -> None:
+    source = b"#if A\nconst char *s = \"{\";\n/* { */\n#define OPEN {\nchar c = '}';\n#endif\n"
+    assert resolve_conditionals(source) is None
+
+
+def test_a_multi_line_function_macro_is_a_definition_of_its_own() -> None:
+    source = """\
+    #define ONE 1
+    #define jv_array_foreach(a, i, x) \\
+      for (int i = 0, jv_len__ = jv_array_length(jv_copy(a)); \\
+           i < jv_len__ && (x = jv_array_get(jv_copy(a), i), 1); i++)
+    #define jq_exit(r) exit(r > 0 ? r : 0)
+    """
+    chunks = chunks_of("src/jv.h", source)
+    by_symbol = {c.symbol: c for c in chunks}
+    macro = by_symbol["jv_array_foreach"]
+    assert (macro.start_line, macro.end_line, macro.kind) == (2, 4, "function")
+    assert macro.role is Role.DEFINITION
+    # One-line macros stay names of the module chunk they sit in.
+    assert "jq_exit" in {name for c in chunks for name in c.symbols}
+    assert "jq_exit" not in by_symbol
+
+
+def test_cpp_class_with_member_prototypes_is_a_declaration() -> None:
+    header = chunks_of(
+        "include/bucket.hpp",
+        """\
+        class TokenBucket {
+         public:
+          explicit TokenBucket(double rate);
+          bool TryAcquire(double tokens);
+         private:
+          double tokens_;
+        };
+
+        struct Stats {
+          long granted = 0;
+        };
+        """,
+    )
+    body = chunks_of(
+        "src/bucket.cpp",
+        """\
+        bool TokenBucket::TryAcquire(double tokens) {
+          return tokens_ >= tokens;
+        }
+        """,
+    )
+    (declared,) = [c for c in header if c.symbol == "TokenBucket"]
+    assert declared.role is Role.DECLARATION
+    assert {"TokenBucket.TryAcquire", "TokenBucket.TokenBucket"} <= set(declared.symbols)
+    (stats,) = [c for c in header if c.symbol == "Stats"]
+    assert stats.role is Role.DEFINITION
+    (defined,) = [c for c in body if c.symbol == "TokenBucket.TryAcquire"]
+    assert defined.role is Role.DEFINITION
