@@ -358,6 +358,40 @@ ROWS = [
         id="ruby-struct-new-block",
     ),
     pytest.param(
+        "lib/sinatra/base.rb",
+        """
+        require "forwardable"
+
+        module Sinatra
+          class Request < Rack::Request
+            extend Forwardable
+            attr_accessor :host, :port
+            attr_reader "scheme"
+            attr_writer :body
+            def_delegators :@env, :fetch, :key?
+            delegate :name, :email, to: :user
+
+            class << self
+              attr_reader :settings
+            end
+
+            def secure?
+              scheme == "https"
+            end
+          end
+        end
+        """,
+        SOURCE,
+        {
+            "Request.host", "Request.port", "Request.scheme", "Request.body", "Request.fetch",
+            "Request.key?", "Request.name", "Request.email", "Request.settings",
+            "Request.secure?",
+        },
+        {"Request.:host", "Request.@env", "Request.:@env", "Request.to", "Request.user"},
+        ["Request.host", "Request#port", "Sinatra::Request.scheme", "Request.settings", "body"],
+        id="ruby-attr-accessors-and-delegators",
+    ),
+    pytest.param(
         "spec/lib/rack/protection/base_spec.rb",
         """
         RSpec.describe Rack::Protection::Base do

@@ -73,7 +73,8 @@ __all__ = [
 #: JavaScript property assignments and exported objects, Ruby innermost qualifiers.
 #: 5: C/C++ conditionals that split braces are resolved before parsing (one chunk, both
 #: names, for a function with ``#ifdef``-chosen signatures); multi-line function macros
-#: are chunks; a C++ class holding member prototypes is a declaration.
+#: are chunks; a C++ class holding member prototypes is a declaration; Ruby accessors
+#: (``attr_accessor :a``) and delegators name ``Class.a``.
 ALGORITHM_VERSION = "5"
 
 

@@ -35,6 +35,25 @@
   method: (identifier) @_define
   arguments: (argument_list . [(simple_symbol) @name (string (string_content) @name)])
   (#eq? @_define "define_method")) @definition.function
+; Accessors `attr_accessor :host, :port` (also attr_reader, attr_writer, attr) define a
+; method per symbol: names only, `Class.host`; Forwardable's `def_delegators :@app,
+; :call` (the receiver excepted) and Rails' `delegate :name, to: :user` likewise.
+(call
+  !receiver
+  method: (identifier) @_attr
+  arguments: (argument_list [(simple_symbol) @name (string (string_content) @name)])
+  (#any-of? @_attr "attr_accessor" "attr_reader" "attr_writer" "attr")) @definition.field
+(call
+  !receiver
+  method: (identifier) @_delegate
+  arguments: (argument_list . (_) [(simple_symbol) @name (string (string_content) @name)])
+  (#eq? @_delegate "def_delegators")) @definition.field
+(call
+  !receiver
+  method: (identifier) @_delegate
+  arguments: (argument_list (simple_symbol) @name (pair))
+  (#eq? @_delegate "delegate")) @definition.field
+
 ; Aliases: names only.
 (alias name: (_) @name) @definition.field
 (call
