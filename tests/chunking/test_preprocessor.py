@@ -174,3 +174,23 @@ def test_cpp_class_with_member_prototypes_is_a_declaration() -> None:
     assert stats.role is Role.DEFINITION
     (defined,) = [c for c in body if c.symbol == "TokenBucket.TryAcquire"]
     assert defined.role is Role.DEFINITION
+
+
+def test_a_constant_longer_than_a_chunk_is_cut_with_its_name_on_every_piece() -> None:
+    rows = "".join(f'    (&["lang{n}"], &["*.l{n}"]),\n' for n in range(30))
+    source = (
+        "/// Types ripgrep knows.\n"
+        f"pub(crate) const DEFAULT_TYPES: &[(&[&str], &[&str])] = &[\n{rows}];\n\n"
+        "fn short() {}\n"
+    )
+    config = ChunkerConfig(max_chunk_lines=10)
+    chunks = chunk_file("src/types.rs", source, file_role=FileRole.SOURCE, config=config).chunks
+    pieces = [c for c in chunks if c.symbol == "DEFAULT_TYPES"]
+    assert len(pieces) >= 3
+    assert pieces[0].start_line == 1 and pieces[0].symbols == ("DEFAULT_TYPES",)
+    assert pieces[-1].end_line == 33
+    assert all(p.role is Role.DEFINITION for p in pieces)
+    assert all("const DEFAULT_TYPES" in p.header for p in pieces[1:])
+    # A constant that fits stays a name of the module chunk it sits in.
+    small = chunk_file("src/types.rs", source, file_role=FileRole.SOURCE).chunks
+    assert [c.symbol for c in small if "DEFAULT_TYPES" in c.symbols] == [None]

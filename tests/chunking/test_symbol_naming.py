@@ -188,6 +188,71 @@ ROWS = [
         id="js-mixins-assign-inherits",
     ),
     pytest.param(
+        "lib/application.js",
+        """
+        var app = exports = module.exports = {};
+
+        methods.forEach(function (method) {
+          app[method] = function (path) {
+            var route = this.route(path);
+            route[method].apply(route, slice.call(arguments, 1));
+            return this;
+          };
+        });
+
+        utils.forEach(['delete', 'get', 'head'], function forEachMethodNoData(method) {
+          Axios.prototype[method] = function (url, config) {
+            return this.request(mergeConfig(config || {}, { method, url }));
+          };
+        });
+
+        ['post', 'put'].forEach((method) => {
+          Client.prototype[method] = function (url, body) {
+            return this.send(method, url, body);
+          };
+        });
+
+        STATUS_CODES.forEach(function (code) {
+          console.log(code);
+        });
+        """,
+        SOURCE,
+        {"app[method]", "Axios.delete", "Axios.get", "Axios.head", "Client.post", "Client.put"},
+        {"Axios.prototype[method]", "code", "STATUS_CODES"},
+        ["app[method]", "Axios.get", "Axios.prototype.head", "Client.put", "post"],
+        id="js-members-made-in-a-loop",
+    ),
+    pytest.param(
+        "lib/context.js",
+        """
+        const delegate = require('delegates')
+
+        const proto = module.exports = {
+          inspect () {
+            return this.toJSON()
+          }
+        }
+
+        delegate(proto, 'response')
+          .method('attachment')
+          .method('redirect')
+          .access('status')
+          .getter('headerSent')
+
+        delegate(proto, 'request')
+          .method('accepts')
+          .access('querystring')
+        """,
+        SOURCE,
+        {
+            "context.inspect", "context.attachment", "context.redirect", "context.status",
+            "context.headerSent", "context.accepts", "context.querystring",
+        },
+        {"context.response", "context.request", "context.proto"},
+        ["redirect", "context.redirect", "context.querystring", "headerSent"],
+        id="js-node-delegates-chains",
+    ),
+    pytest.param(
         "lib/adapters/http.js",
         """
         export default isHttpAdapterSupported && function httpAdapter(config) {

@@ -74,7 +74,9 @@ __all__ = [
 #: 5: C/C++ conditionals that split braces are resolved before parsing (one chunk, both
 #: names, for a function with ``#ifdef``-chosen signatures); multi-line function macros
 #: are chunks; a C++ class holding member prototypes is a declaration; Ruby accessors
-#: (``attr_accessor :a``) and delegators name ``Class.a``.
+#: (``attr_accessor :a``) and delegators name ``Class.a``; JavaScript members made in a
+#: loop (``app[method]``, ``['get'].forEach`` -> ``X.get``) and node-delegates chains; a
+#: constant longer than a chunk is cut into pieces that all carry its name.
 ALGORITHM_VERSION = "5"
 
 

@@ -129,6 +129,11 @@ class _Def:
     span_start: int = 0
     span_col: int = 0
     span_end: int = 0
+    #: ``@key``: the literal names a loop runs over (``['get', 'head'].forEach``): a
+    #: written ``obj[key]`` name stands for ``obj.get`` and ``obj.head``.
+    keys: list[str] = field(default_factory=list)
+    #: ``@member``: names the definition makes members of itself (delegations).
+    members: list[str] = field(default_factory=list)
 
     @property
     def qname(self) -> str:
@@ -145,7 +150,7 @@ class _Piece:
 
 #: Captures that name, qualify or delimit the definition containing them, in the order
 #: they are applied when several start and end at the same bytes.
-_NAME_CAPTURES = ("filename", "name", "title", "scope", "body", "constructor")
+_NAME_CAPTURES = ("filename", "name", "title", "scope", "body", "constructor", "key", "member")
 _ESCAPED_QUOTE = re.compile(r"\\([\\'\"`])")
 
 
@@ -185,6 +190,20 @@ def _rewrite(names: list[str], rewrites: tuple[tuple[str, str], ...]) -> list[st
         if name and name not in out:
             out.append(name)
     return out or names
+
+
+_SUBSCRIPT = re.compile(r"^(.+)\[[A-Za-z_$][\w$]*\]$")
+
+
+def _expand_keys(names: list[str], keys: list[str]) -> list[str]:
+    """``obj[key]`` written in a loop over literal names: ``obj.<name>`` for each of
+    them (other names kept as they are)."""
+    out: list[str] = []
+    for name in names:
+        match = _SUBSCRIPT.match(name)
+        expanded = [f"{match.group(1)}.{key}" for key in keys] if match else [name]
+        out.extend(n for n in expanded if n not in out)
+    return out
 
 
 def _reference_priority(capture: str) -> int:
@@ -355,6 +374,14 @@ class _File:
                     owner.names.insert(0, self.base_name)
                 continue
             text = self.decode(node)
+            if capture == "key":
+                if text not in owner.keys:
+                    owner.keys.append(text)
+                continue
+            if capture == "member":
+                if text not in owner.members:
+                    owner.members.append(text)
+                continue
             if capture == "scope":
                 # Ruby ``class A::B::C`` has the scope ``A::B``: qualify as ``A.B``.
                 owner.scope = owner.scope or text.replace("::", ".")
@@ -419,7 +446,13 @@ class _File:
         if d.constructor and qualifier is not None and d.kind not in CONTAINER_KINDS:
             d.names = [qualifier.names[0].rsplit(".", 1)[-1]]
         base = d.scope or (qualifier.qname if qualifier is not None else None)
-        d.qnames = _rewrite(self.qualified_names(d, base), self.spec.symbol_rewrites)
+        if d.keys:
+            d.names = _expand_keys(d.names, d.keys)
+        qnames = self.qualified_names(d, base)
+        if d.members and d.kind in CONTAINER_KINDS:
+            # A delegation defines its members, not the object it delegates from.
+            qnames = [f"{qnames[0]}.{member}" for member in d.members]
+        d.qnames = _rewrite(qnames, self.spec.symbol_rewrites)
 
     def qualified_names(self, d: _Def, base: str | None) -> list[str]:
         """``d``'s names under ``base``, before the spec's rewrites."""
@@ -609,9 +642,14 @@ class _File:
                         members.append(child)
             self.emit_level(start, end, members, d, body)
             return
-        if length > config.max_chunk_lines * config.long_definition_factor:
+        long = config.max_chunk_lines * (
+            1 if d.kind == "constant" else config.long_definition_factor
+        )
+        if length > long:
             for run_start, run_end in self.pack(start, end, d.node):
-                kind = d.kind if run_start <= d.row <= run_end else "window"
+                # A constant's first piece is module-level code, as it was unsplit.
+                first = "module" if d.kind == "constant" else d.kind
+                kind = first if run_start <= d.row <= run_end else "window"
                 self.pieces.append(_Piece(run_start, run_end, kind, d))
             return
         self.pieces.append(_Piece(start, end, d.kind, d))
@@ -687,9 +725,17 @@ class _File:
         definitions = self.collect_definitions(captured)
         self.collect_leading(captured.get("leading", []))
 
-        top = [d for d in definitions if d.parent is None and d.kind in CHUNK_KINDS]
-        for d in top:
+        top: list[_Def] = []
+        limit = self.config.max_chunk_lines
+        for d in definitions:
+            if d.parent is not None or not (d.kind in CHUNK_KINDS or d.kind == "constant"):
+                continue
             self.compute_span(d)
+            # A constant longer than a chunk (a 300-line table of file types) is cut
+            # like a long function, every piece carrying its name; shorter ones stay
+            # names of the module chunk they sit in.
+            if d.kind in CHUNK_KINDS or d.span_end - d.span_start + 1 > limit:
+                top.append(d)
         self.emit_level(0, len(self.lines) - 1, top, None, root)
         return ChunkResult(
             chunks=self.build(definitions, captured), parse_ok=True, language=language
