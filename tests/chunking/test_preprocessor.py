@@ -194,3 +194,45 @@ def test_a_constant_longer_than_a_chunk_is_cut_with_its_name_on_every_piece() ->
     # A constant that fits stays a name of the module chunk it sits in.
     small = chunk_file("src/types.rs", source, file_role=FileRole.SOURCE).chunks
     assert [c.symbol for c in small if "DEFAULT_TYPES" in c.symbols] == [None]
+
+
+def test_alternative_statement_heads_keep_the_function_parsed() -> None:
+    # Two `if (…)` heads for one body (jq's strptime), and the autoconf alloca idiom.
+    source = """\
+    #ifdef __cplusplus
+    extern "C"
+    #endif
+    void *alloca (size_t);
+
+    static int to_local(time_t sse, struct tm *tm) {
+      int bad = 0;
+    #ifdef _WIN32
+      if (localtime_s(tm, &sse))
+    #else
+      if (localtime_r(&sse, tm) == NULL)
+    #endif
+        bad = 1;
+      return bad;
+    }
+
+    static int
+    #ifdef _WIN32
+    platform_open(const wchar_t *path)
+    #else
+    platform_open(const char *path)
+    #endif
+    {
+      return 0;
+    }
+    """
+    resolution = resolve_conditionals(textwrap.dedent(source).encode())
+    assert resolution is not None
+    assert b"localtime_s" not in resolution.source and b"localtime_r" in resolution.source
+    assert b'extern "C"' not in resolution.source
+    chunks = chunks_of("src/util.c", source)
+    by_symbol = {c.symbol: c for c in chunks}
+    assert by_symbol["alloca"].role is Role.DECLARATION
+    assert (by_symbol["to_local"].start_line, by_symbol["to_local"].end_line) == (6, 15)
+    assert "localtime_s" in by_symbol["to_local"].text
+    assert (by_symbol["platform_open"].start_line, by_symbol["platform_open"].end_line) == (17, 25)
+    assert by_symbol["platform_open"].role is Role.DEFINITION

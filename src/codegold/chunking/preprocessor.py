@@ -23,6 +23,11 @@ for a few lines turned to spaces:
 * of a conditional with an ``#else`` or ``#elif`` the last branch is kept as written;
   of one without, the implicit empty branch is (``extern "C" {`` in ``#ifdef
   __cplusplus`` goes, with its closing ``}`` in the later conditional);
+* of an ``#if … #else`` whose branches all end inside a statement they leave open
+  (two ``if (…)`` heads for one body, two declarators for one function) the last branch
+  is kept and the others lose that open statement;
+* a branch ending in a bare ``extern "C"`` (before a declaration after ``#endif``)
+  loses that line;
 * every other unbalanced branch loses its unbalanced tail only: the declaration that
   opens the unclosed brace (from the statement before it), or everything up to the
   last unmatched closing brace. The balanced code before it (a whole function in the
@@ -41,6 +46,7 @@ from dataclasses import dataclass, field
 __all__ = ["Alternative", "Resolution", "resolve_conditionals"]
 
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(\w+)")
+_LINKAGE = re.compile(rb'^[ \t]*extern[ \t]+"C(?:\+\+)?"[ \t]*(?://.*|/\*.*\*/[ \t]*)?$')
 _OPENERS = frozenset({b"if", b"ifdef", b"ifndef"})
 _BRANCHES = frozenset({b"elif", b"else", b"elifdef", b"elifndef"})
 
@@ -173,6 +179,18 @@ def _statement_end(line: bytes) -> bool:
     return text.endswith((b";", b"}"))
 
 
+_TRAILING_COMMENT = re.compile(rb"(?://.*|/\*(?:(?!\*/).)*\*/[ \t]*)$")
+
+
+def _open_end(line: bytes) -> bool:
+    """The line ends inside a statement (after an ``if (…)`` head, a declarator, an
+    operator), not after ``;``, a brace, a label's ``:`` or a list's ``,``."""
+    text = _TRAILING_COMMENT.sub(b"", line.rstrip()).rstrip()
+    if not text or text.endswith(b"*/"):
+        return False
+    return not text.endswith((b";", b"{", b"}", b",", b":", b"\\"))
+
+
 def resolve_conditionals(source: bytes) -> Resolution | None:
     """The source the parser should read, or None when no conditional splits braces."""
     if b"#" not in source or (b"{" not in source and b"}" not in source):
@@ -225,10 +243,53 @@ def resolve_conditionals(source: bytes) -> Resolution | None:
             return branch.start, last_close
         return None
 
+    def code_rows(branch: _Branch) -> list[int]:
+        return [
+            r
+            for r in range(branch.start, branch.end + 1)
+            if r not in directive_rows and r not in blanked and lines[r].strip()
+        ]
+
+    def alternative_heads(group: _Group) -> bool:
+        """Every branch of an ``#if … #else`` ends inside a statement it leaves open:
+        alternative heads of one statement (``if (localtime_s(…))`` / ``if
+        (localtime_r(…) == NULL)``, then one body after ``#endif``)."""
+        if len(group.branches) < 2 or not group.branches[-1].explicit_else:
+            return False
+        for branch in group.branches:
+            rows = code_rows(branch)
+            if not rows or not _open_end(lines[rows[-1]]):
+                return False
+        return True
+
+    def open_tail(branch: _Branch) -> tuple[int, int] | None:
+        """The rows of the statement a branch leaves open, from the previous
+        statement's end."""
+        rows = code_rows(branch)
+        if not rows:
+            return None
+        start = branch.start
+        for row in reversed(rows[:-1]):
+            if not _open_end(lines[row]):
+                start = row + 1
+                break
+        return start, branch.end
+
     def resolve(group: _Group) -> None:
         for child in group.children:
             resolve(child)
-        if all(delta(branch) == 0 for branch in group.branches):
+        for branch in group.branches:
+            # `#ifdef __cplusplus` / `extern "C"` / `#endif` before one declaration (the
+            # autoconf alloca idiom): the linkage applies to code outside the branch.
+            rows = [
+                r
+                for r in range(branch.start, branch.end + 1)
+                if r not in directive_rows and r not in blanked and lines[r].strip()
+            ]
+            if rows and _LINKAGE.match(lines[rows[-1]]):
+                blanked.add(rows[-1])
+        balanced = all(delta(branch) == 0 for branch in group.branches)
+        if balanced and not alternative_heads(group):
             return
         kept = group.branches[-1] if group.branches[-1].explicit_else else None
         group_start, group_end = group.directive_rows[0], group.directive_rows[-1]
@@ -240,9 +301,14 @@ def resolve_conditionals(source: bytes) -> Resolution | None:
                 blanked.add(nxt)
                 nxt += 1
         for branch in group.branches:
-            if branch is kept or delta(branch) == 0:
+            if branch is kept:
                 continue
-            span = tail(branch)
+            if balanced:
+                span = open_tail(branch)
+            elif delta(branch) == 0:
+                continue
+            else:
+                span = tail(branch)
             if span is None:
                 continue
             start, end = span
