@@ -186,3 +186,28 @@ def test_spliced_chunk_arrays_have_msgspecs_header(n: int) -> None:
     assert len(msgspec.msgpack.encode([chunk] * n)) == len(_array_header(n)) + n * len(
         msgspec.msgpack.encode(chunk)
     )
+
+
+def test_merged_whole_file_index_equals_the_streaming_builder() -> None:
+    from collections import Counter
+
+    from codegold.index.build import _whole_file
+    from codegold.index.lexical import merge_indexes
+
+    rng = random.Random(11)
+    runs = [_random_docs(rng, rng.randint(0, 6)) for _ in range(30)]
+    builder = BM25Builder()
+    for run in runs:
+        if run:
+            builder.add([t for doc in run for t in reversed(doc)])
+    expected = builder.finish()
+    parts = [TermCounts.of([Counter(d) for d in run]) for run in runs]
+    wholes = [
+        _whole_file(part, Counter(t for doc in run for t in reversed(doc))) if run else None
+        for part, run in zip(parts, runs, strict=True)
+    ]
+    _, merged = merge_indexes(parts, wholes)
+    assert list(merged.vocab) == list(expected.vocab) and merged.n_docs == expected.n_docs
+    for name in ("indptr", "rows", "weights"):
+        a, b = getattr(merged, name), getattr(expected, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), name

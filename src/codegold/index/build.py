@@ -28,7 +28,7 @@ from codegold.corpus.inventory import build_inventory
 from codegold.corpus.model import FileRole, FileStatus, InventoryEntry
 from codegold.corpus.policy import PathPolicy
 from codegold.index.cache import BuildCache
-from codegold.index.lexical import TermCounts, merge_term_counts
+from codegold.index.lexical import TermCounts, WholeFile, int32_bytes, merge_indexes
 from codegold.index.manifest import IndexManifest
 from codegold.index.store import (
     FILE_LEXICAL,
@@ -75,7 +75,7 @@ class _FileRecord(msgspec.Struct, array_like=True):
     n_chunks: int
     parse_ok: bool
     lexical: TermCounts  # one document per chunk
-    whole: TermCounts | None  # the file as one document; None without chunks
+    whole: WholeFile | None  # the file as one document; None without chunks
     symbols: list[KeyPostings]  # per table of SymbolTable (TABLES order)
 
 
@@ -83,7 +83,7 @@ class _FileRecord(msgspec.Struct, array_like=True):
 POOL_MIN_BYTES = 2_000_000
 
 #: Changes whenever :class:`_FileRecord` or what it is computed from changes.
-RECORD_VERSION = "file-record-1"
+RECORD_VERSION = "file-record-2"
 
 
 def _cache_key(job: _FileJob, chunker_version: str) -> str:
@@ -179,16 +179,26 @@ def _chunk_job(job: _FileJob, config: ChunkerConfig, version: str) -> bytes:
     if chunks:
         whole.update(path)
     encoded = msgspec.msgpack.encode(chunks)
+    lexical = TermCounts.of(docs)
     keys = [chunk_keys(_names(c), c.references) for c in chunks]
     record = _FileRecord(
         chunks=encoded[len(_array_header(len(chunks))) :],
         n_chunks=len(chunks),
         parse_ok=result.parse_ok,
-        lexical=TermCounts.of(docs),
-        whole=TermCounts.of([whole]) if chunks else None,
+        lexical=lexical,
+        whole=_whole_file(lexical, whole) if chunks else None,
         symbols=[KeyPostings.of([k[i] for k in keys]) for i in range(len(TABLES))],
     )
     return msgspec.msgpack.encode(record)
+
+
+def _whole_file(lexical: TermCounts, whole: Counter[str]) -> WholeFile:
+    local = {t: i for i, t in enumerate(lexical.terms)}
+    return WholeFile(
+        term_ids=int32_bytes(map(local.__getitem__, whole)),
+        counts=int32_bytes(whole.values()),
+        length=sum(whole.values()),
+    )
 
 
 def build_id_for(
@@ -294,10 +304,12 @@ def _build_into(
             per_file[job.path] = (rec.n_chunks, rec.parse_ok)
             bases.append(n_rows)
             n_rows += rec.n_chunks
-        merge_term_counts([r.lexical for r in records]).save(folder / "lexical")
-        merge_term_counts([r.whole for r in records if r.whole is not None]).save(
-            folder / FILE_LEXICAL
+        chunk_index, file_index = merge_indexes(
+            [r.lexical for r in records], [r.whole for r in records]
         )
+        chunk_index.save(folder / "lexical")
+        file_index.save(folder / FILE_LEXICAL)
+        del chunk_index, file_index
         file_order = [job.path for job, r in zip(jobs, records, strict=True) if r.n_chunks]
         write_json_atomic(folder / FILE_LEXICAL / "files.json", file_order, pretty=False)
         SymbolTable.merge([(base, r.symbols) for base, r in zip(bases, records, strict=True)]).save(
@@ -378,45 +390,57 @@ def _chunk_all(
     progress: Progress | None,
     stats: dict[str, int],
 ) -> list[_FileRecord]:
+    """Every job's record, from the cache or chunked; with a pool, the cached records
+    are decoded and each finished batch stored while the workers go on."""
     version = chunker_version(options.chunker)
     keys = [_cache_key(j, version) for j in jobs]
-    raws: dict[int, bytes] = {}
+    decoder = msgspec.msgpack.Decoder(_FileRecord)
+    records: dict[int, _FileRecord] = {}
     cached = cache.get_many("files", keys)
-    for i, key in enumerate(keys):
-        if key in cached:
-            raws[i] = cached[key]
-    todo = [i for i in range(len(jobs)) if i not in raws]
+    todo = [i for i, key in enumerate(keys) if key not in cached]
     stats["filesFromCache"] = len(jobs) - len(todo)
     stats["filesChunked"] = len(todo)
-    config_raw = dataclasses.asdict(options.chunker)
     workers = options.workers or min(os.cpu_count() or 1, 4)
     total_bytes = sum(len(jobs[i].data) for i in todo)
     if progress:
         progress("chunking", 0, len(todo))
     if workers <= 1 or total_bytes < POOL_MIN_BYTES:
+        fresh: dict[int, bytes] = {}
         for n, i in enumerate(todo, start=1):
-            raws[i] = _chunk_job(jobs[i], options.chunker, version)
+            fresh[i] = _chunk_job(jobs[i], options.chunker, version)
             if progress and n % 200 == 0:
                 progress("chunking", n, len(todo))
-        if progress:
-            progress("chunking", len(todo), len(todo))
+        cache.put_many("files", ((keys[i], raw) for i, raw in fresh.items()))
+        records.update((i, decoder.decode(raw)) for i, raw in fresh.items())
     else:
-        batches = _batches(todo, jobs, target_bytes=max(200_000, total_bytes // (workers * 8)))
+        target = max(100_000, total_bytes // (workers * 12))
+        batches = _batches(todo, jobs, target_bytes=target)
+        config_raw = dataclasses.asdict(options.chunker)
         payloads = [
             msgspec.msgpack.encode([[jobs[i] for i in batch], config_raw, version])
             for batch in batches
         ]
         done = 0
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for batch, raw in zip(batches, pool.map(_work, payloads), strict=True):
+            results = pool.map(_work, payloads)
+            del payloads
+            # meanwhile: the main process decodes what the cache had
+            records.update(
+                (i, decoder.decode(cached[k])) for i, k in enumerate(keys) if k in cached
+            )
+            for batch, raw in zip(batches, results, strict=True):
                 outs = msgspec.msgpack.decode(raw, type=list[bytes])
-                raws.update(zip(batch, outs, strict=True))
+                cache.put_many("files", zip((keys[i] for i in batch), outs, strict=True))
+                records.update(zip(batch, map(decoder.decode, outs), strict=True))
                 done += len(batch)
                 if progress:
                     progress("chunking", done, len(todo))
-    cache.put_many("files", ((keys[i], raws[i]) for i in todo))
-    decoder = msgspec.msgpack.Decoder(_FileRecord)
-    return [decoder.decode(raws[i]) for i in range(len(jobs))]
+    if progress:
+        progress("chunking", len(todo), len(todo))
+    for i, key in enumerate(keys):
+        if i not in records:
+            records[i] = decoder.decode(cached[key])
+    return [records[i] for i in range(len(jobs))]
 
 
 def _batches(todo: list[int], jobs: Sequence[_FileJob], *, target_bytes: int) -> list[list[int]]:

@@ -198,36 +198,104 @@ class TermCounts(msgspec.Struct, array_like=True):
         )
 
 
-def global_ids(
-    terms: Sequence[Sequence[str]], local_ids: Sequence[bytes]
-) -> tuple[dict[str, int], npt.NDArray[np.int32]]:
+class WholeFile(msgspec.Struct, array_like=True):
+    """A file as one document of the whole-file BM25: its terms (indexes into its
+    chunk :class:`TermCounts` ``terms``) in first-occurrence order over the document,
+    each with its count (int32), and its length."""
+
+    term_ids: bytes
+    counts: bytes
+    length: int
+
+
+def _vocabulary(
+    terms: Sequence[Sequence[str]],
+) -> tuple[dict[str, int], npt.NDArray[np.int32], npt.NDArray[np.int64]]:
     """One vocabulary for runs that each number their own ``terms`` (first occurrence
-    decides the order, run after run), and every run's ``local_ids`` (int32 indexes
-    into its ``terms``) renumbered into it, concatenated. No Python loop per term."""
+    decides the order, run after run); the global id of every run's every term,
+    concatenated, and where each run's start in it. No Python loop per term."""
     first = dict.fromkeys(chain.from_iterable(terms))
     vocab = dict(zip(first, range(len(first)), strict=True))
     sizes = [len(t) for t in terms]
     flat = np.fromiter(map(vocab.__getitem__, chain.from_iterable(terms)), np.int32, sum(sizes))
+    starts = np.zeros(len(sizes), dtype=np.int64)
+    if sizes:
+        np.cumsum(sizes[:-1], out=starts[1:])
+    return vocab, flat, starts
+
+
+def _renumber(
+    flat: npt.NDArray[np.int32], starts: npt.NDArray[np.int64], local_ids: Sequence[bytes]
+) -> npt.NDArray[np.int32]:
+    """Every run's ``local_ids`` (int32 indexes into its terms) as global ids."""
     local = [np.frombuffer(raw, dtype=np.int32) for raw in local_ids]
     if not local:
-        return vocab, np.zeros(0, dtype=np.int32)
-    starts = np.zeros(len(sizes), dtype=np.int64)
-    np.cumsum(sizes[:-1], out=starts[1:])
+        return np.zeros(0, dtype=np.int32)
     offsets = np.repeat(starts, [len(a) for a in local])
-    return vocab, flat[np.concatenate(local) + offsets]
+    out: npt.NDArray[np.int32] = flat[np.concatenate(local) + offsets]
+    return out
+
+
+def global_ids(
+    terms: Sequence[Sequence[str]], local_ids: Sequence[bytes]
+) -> tuple[dict[str, int], npt.NDArray[np.int32]]:
+    """:func:`_vocabulary`, and every run's ``local_ids`` renumbered into it."""
+    vocab, flat, starts = _vocabulary(terms)
+    return vocab, _renumber(flat, starts, local_ids)
 
 
 def merge_term_counts(parts: Sequence[TermCounts], params: BM25Params = BM25Params()) -> BM25Index:
     """One index over runs of documents, in order: identical, array for array, to a
     :class:`BM25Builder` fed every run's documents token by token."""
     vocab, ids = global_ids([p.terms for p in parts], [p.term_ids for p in parts])
+    return _from_postings(vocab, ids, parts, params)
+
+
+def _from_postings(
+    vocab: dict[str, int],
+    ids: npt.NDArray[np.int32],
+    parts: Sequence[TermCounts],
+    params: BM25Params,
+) -> BM25Index:
     per_doc = _int32s([p.postings for p in parts])
-    n = len(per_doc)
-    docs = np.repeat(np.arange(n, dtype=np.int32), per_doc)
+    docs = np.repeat(np.arange(len(per_doc), dtype=np.int32), per_doc)
     order = np.argsort(ids, kind="stable")  # by term, then by document (already in order)
     tf = _int32s([p.counts for p in parts])[order].astype(np.int64)
     lengths = _int32s([p.lengths for p in parts]).astype(np.float64)
     return _assemble(vocab, ids[order].astype(np.int64), docs[order], tf, lengths, params)
+
+
+def merge_indexes(
+    chunks: Sequence[TermCounts],
+    files: Sequence[WholeFile | None],
+    params: BM25Params = BM25Params(),
+) -> tuple[BM25Index, BM25Index]:
+    """The chunk index (:func:`merge_term_counts` of ``chunks``) and the whole-file
+    index, one document per file that has one (``files[i]`` numbers its terms in
+    ``chunks[i]``), each as a :class:`BM25Builder` fed the same tokens would make it."""
+    vocab, flat, starts = _vocabulary([p.terms for p in chunks])
+    chunk_index = _from_postings(
+        vocab, _renumber(flat, starts, [p.term_ids for p in chunks]), chunks, params
+    )
+    present = [i for i, f in enumerate(files) if f is not None]
+    wholes = [f for f in files if f is not None]
+    by_chunk_id = _renumber(flat, starts[present], [f.term_ids for f in wholes])
+    # the file index's own vocabulary: first occurrence over the file documents
+    seen, first = np.unique(by_chunk_id, return_index=True)
+    order = seen[np.argsort(first, kind="stable")]
+    dense = np.zeros(len(vocab), dtype=np.int32)
+    dense[order] = np.arange(len(order), dtype=np.int32)
+    names = list(vocab)
+    file_vocab = dict(zip(map(names.__getitem__, order.tolist()), range(len(order)), strict=True))
+    docs = TermCounts(
+        terms=[],
+        term_ids=b"",
+        counts=b"".join(f.counts for f in wholes),
+        postings=int32_bytes(len(f.counts) // 4 for f in wholes),
+        lengths=int32_bytes(f.length for f in wholes),
+    )
+    file_index = _from_postings(file_vocab, dense[by_chunk_id], [docs], params)
+    return chunk_index, file_index
 
 
 def _int32s(raws: Sequence[bytes]) -> npt.NDArray[np.int32]:
