@@ -13,19 +13,56 @@ One :class:`~codegold.index.store.IndexCache` serves retrieval and diagnosis, so
 loads each revision's index once. An executor of its
 own (a batch cluster, say) calls :func:`index_revision` per revision and
 :func:`score_shard` per shard: both take plain, serializable inputs.
+
+Each name is imported on first use: `codegold eval` then loads neither the index
+builder (numpy, tree-sitter) nor the retrievers.
 """
 
-from codegold.pipeline.indexing import index_revision, index_revisions
-from codegold.pipeline.lint import LintRun, lint_pipeline, open_indexes
-from codegold.pipeline.run import RunOutput, eval_pipeline, retrieve_suite, run_pipeline
-from codegold.pipeline.scoring import (
-    AttemptSource,
-    Scored,
-    diagnosis_context,
-    score,
-    score_shard,
-    write_run,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from codegold.pipeline.indexing import index_revision, index_revisions
+    from codegold.pipeline.lint import LintRun, lint_pipeline, open_indexes
+    from codegold.pipeline.run import RunOutput, eval_pipeline, retrieve_suite, run_pipeline
+    from codegold.pipeline.scoring import (
+        AttemptSource,
+        Scored,
+        diagnosis_context,
+        score,
+        score_shard,
+        write_run,
+    )
+
+_WHERE: dict[str, str] = {
+    "index_revision": "codegold.pipeline.indexing",
+    "index_revisions": "codegold.pipeline.indexing",
+    "LintRun": "codegold.pipeline.lint",
+    "lint_pipeline": "codegold.pipeline.lint",
+    "open_indexes": "codegold.pipeline.lint",
+    "RunOutput": "codegold.pipeline.run",
+    "eval_pipeline": "codegold.pipeline.run",
+    "retrieve_suite": "codegold.pipeline.run",
+    "run_pipeline": "codegold.pipeline.run",
+    "AttemptSource": "codegold.pipeline.scoring",
+    "Scored": "codegold.pipeline.scoring",
+    "diagnosis_context": "codegold.pipeline.scoring",
+    "score": "codegold.pipeline.scoring",
+    "score_shard": "codegold.pipeline.scoring",
+    "write_run": "codegold.pipeline.scoring",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'codegold.pipeline' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AttemptSource",

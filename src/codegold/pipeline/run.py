@@ -8,24 +8,25 @@ from collections.abc import Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codegold._io import ensure_output_dir
 from codegold.attempts import Attempt, digest_file, iter_attempts
 from codegold.cases import load_suite
 from codegold.cases.selection import select_cases
 from codegold.cases.suite import Suite, without_drafts
-from codegold.corpus.git import GitRepo
-from codegold.diagnose import DiagnosisContext
 from codegold.evaluate.records import CaseResult
-from codegold.index.store import IndexCache, LoadedIndex
-from codegold.owners import OwnerMap, load_owners
-from codegold.pipeline.indexing import Log, Progress, index_revisions
 from codegold.pipeline.scoring import diagnosis_context, score, write_run
-from codegold.resolve import SpanResolver
-from codegold.retrieve.config import RetrieverConfig
-from codegold.retrieve.registry import RetrieverContext, make_retriever
-from codegold.retrieve.runner import RetrievalSession
+
+# The index builder, git, the retrievers and the owners table are imported where they
+# are used: `eval` of recorded attempts without a repository needs none of them.
+if TYPE_CHECKING:
+    from codegold.corpus.git import GitRepo
+    from codegold.diagnose import DiagnosisContext
+    from codegold.index.store import IndexCache, LoadedIndex
+    from codegold.owners import OwnerMap
+    from codegold.pipeline.indexing import Log, Progress
+    from codegold.retrieve.config import RetrieverConfig
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,8 @@ def retrieve_suite(
     """``repeat`` attempts per case from the retriever ``retriever_name`` names, built
     once per revision over the loaded index in ``indexes``. ``assume_revision`` stands
     in for the manifest a command:/http: pipeline did not send (marked asserted)."""
+    from codegold.retrieve.registry import RetrieverContext, make_retriever
+    from codegold.retrieve.runner import RetrievalSession
 
     def make(loaded: LoadedIndex) -> Any:
         ctx = RetrieverContext(
@@ -73,6 +76,8 @@ def retrieve_suite(
 def suite_owners(suite: Suite, git: GitRepo | None, policy_path: Path | None) -> OwnerMap | None:
     """The ``[owners]`` table: of ``--policy``, else of the repository's codegold.toml
     at the revision most cases pin (ties: the smaller sha)."""
+    from codegold.owners import load_owners
+
     if policy_path is not None:
         return load_owners(config_path=policy_path)
     pinned = Counter(c.revision for c in suite.cases if c.revision)
@@ -130,6 +135,11 @@ def run_pipeline(
     """Index each pinned revision, retrieve for every case (or the cases ``case_ids``
     and ``tags`` select, recorded as the run's selection), score, write OUT. Draft
     cases are left out unless ``include_drafts``."""
+    from codegold.corpus.git import GitRepo
+    from codegold.index.store import IndexCache
+    from codegold.pipeline.indexing import index_revisions
+    from codegold.retrieve.config import RetrieverConfig
+
     ensure_output_dir(out_dir)
     if index_dir is not None:
         ensure_output_dir(index_dir, "--index")
@@ -204,10 +214,21 @@ def eval_pipeline(
     full = load_suite(cases_path)
     known = [c.id for c in full.cases]
     suite, selection = select_cases(full, case_ids, tags)
-    indexes = IndexCache(index_dir or out_dir / "index")
+    diagnose = repo_path is not None or index_dir is not None
+    indexes: IndexCache | None = None
+    if diagnose:  # only diagnosis reads codegold's own indexes
+        from codegold.index.store import IndexCache
+
+        indexes = IndexCache(index_dir or out_dir / "index")
     with ExitStack() as stack:
-        git = stack.enter_context(GitRepo(repo_path)) if repo_path is not None else None
-        resolver = SpanResolver.from_git(git) if git is not None else None
+        git: GitRepo | None = None
+        resolver = None
+        if repo_path is not None:
+            from codegold.corpus.git import GitRepo
+            from codegold.resolve import SpanResolver
+
+            git = stack.enter_context(GitRepo(repo_path))
+            resolver = SpanResolver.from_git(git)
         say_warnings(suite, git, log)
 
         def attempts() -> Iterable[Attempt]:
@@ -219,8 +240,11 @@ def eval_pipeline(
             )
 
         def diagnosis() -> DiagnosisContext:
+            assert indexes is not None
             if git is None:
                 return diagnosis_context(None, indexes)
+            from codegold.pipeline.indexing import index_revisions
+
             index_revisions(
                 git,
                 suite.revisions,
@@ -231,7 +255,6 @@ def eval_pipeline(
             )
             return diagnosis_context(git, indexes)
 
-        diagnose = repo_path is not None or index_dir is not None
         scored = score(
             suite,
             attempts,
@@ -241,4 +264,4 @@ def eval_pipeline(
             owners=suite_owners(suite, git, policy_path),
         )
     summary = write_run(out_dir, scored)
-    return RunOutput(summary, scored.records, indexes.loads)
+    return RunOutput(summary, scored.records, indexes.loads if indexes is not None else 0)

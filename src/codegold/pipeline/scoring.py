@@ -6,20 +6,24 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codegold._io import write_jsonl_atomic
 from codegold.attempts import Attempt
 from codegold.cases.selection import Selection
 from codegold.cases.suite import Suite
-from codegold.corpus.git import GitRepo
-from codegold.diagnose import DiagnosisContext, diagnose_records
-from codegold.evaluate import evaluate_attempts
 from codegold.evaluate.records import CaseResult
 from codegold.evaluate.repeat import check_repeats
-from codegold.index.store import IndexCache
-from codegold.owners import OwnerMap, assign_teams
+from codegold.evaluate.run import evaluate_attempts
 from codegold.report.artifacts import ATTEMPTS, AttemptLedger, run_identity, write_results
+
+# Diagnosis (the index store, git) and the owners table are imported when a run has
+# them: scoring recorded attempts alone needs neither.
+if TYPE_CHECKING:
+    from codegold.corpus.git import GitRepo
+    from codegold.diagnose import DiagnosisContext
+    from codegold.index.store import IndexCache
+    from codegold.owners import OwnerMap
 
 AttemptSource = Callable[[], Iterable[Attempt]]
 """Gives the run's attempts afresh at each call: a list in memory, or a JSONL file read
@@ -39,6 +43,9 @@ def diagnosis_context(git: GitRepo | None, indexes: IndexCache | Path) -> Diagno
     complete build gives None) from ``indexes`` (the cache retrieval used, or a root to
     open a cache of its own on), and file text from git, or from the index's chunks when
     no repository is at hand."""
+    from codegold.diagnose import DiagnosisContext
+    from codegold.index.store import IndexCache
+
     if not isinstance(indexes, IndexCache):
         indexes = IndexCache(indexes)
 
@@ -91,7 +98,10 @@ def score(
     records = evaluate_attempts(suite, ledger.watch(attempts()), mode=mode)
     if diagnosis is not None:
         records = _diagnose(suite, records, attempts, diagnosis())
-    records = assign_teams(records, suite, owners)
+    if owners:
+        from codegold.owners import assign_teams
+
+        records = assign_teams(records, suite, owners)
     # read once more only when some case has several attempts
     records, repeats = check_repeats(records, _Again(attempts))
     digest = attempts_digest() if attempts_digest is not None else None
@@ -117,6 +127,8 @@ def _diagnose(
     attempts: AttemptSource,
     diagnosis: DiagnosisContext,
 ) -> list[CaseResult]:
+    from codegold.diagnose import diagnose_records
+
     failed = {r.attempt_id for r in records if not r.passed and r.attempt_id}
     by_id = {a.attempt_id: a for a in attempts() if a.attempt_id in failed} if failed else {}
     return diagnose_records(suite.by_id(), records, by_id, diagnosis)
