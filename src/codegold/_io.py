@@ -77,6 +77,25 @@ def ensure_output_dir(path: str | Path, option: str = "--out") -> Path:
     return folder
 
 
+@contextmanager
+def quiet_gc() -> Iterator[None]:
+    """The cyclic garbage collector off for a hot loop that makes few cycles (decoding
+    and scoring attempts), and what is alive already (the suite, imported modules)
+    frozen out of its later scans: otherwise it rescans every live record again and
+    again as they pile up. Restored on the way out, whatever happens."""
+    import gc
+
+    was_enabled = gc.isenabled()
+    gc.freeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        if was_enabled:
+            gc.enable()
+
+
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:
     """Write to a temp file in the same folder, fsync, then rename over ``path``."""
     with open_atomic(path) as handle:

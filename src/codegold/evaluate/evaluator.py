@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TypedDict
 
@@ -19,11 +20,11 @@ from codegold.cases.model import Target
 from codegold.cases.suite import ResolvedCase
 from codegold.chunking.language_table import language_of_path
 from codegold.evaluate.graded import (
+    GRADES,
     UNRETRIEVED_GROUP,
     UNRETRIEVED_SUPPORTING,
     context_budget,
-    duplicate_ranks,
-    graded_ndcg,
+    graded_from,
 )
 from codegold.evaluate.records import CaseResult, ContextBudget, Diagnosis, RankedEntry
 from codegold.index.manifest import IndexManifest
@@ -171,14 +172,15 @@ def evaluate_case(
         return _no_attempt(case, base)
     reason = "; ".join(attempt.problems) if attempt.problems else None
     reason = reason or invalid_reason(case, attempt.index, started_at=attempt.started_at)
-    ranked, hits = rank_entries(case, attempt.ranked)
-    missing, first, forbidden, mismatches = _within_cutoff(case, ranked, hits)
-    found, supporting_found, unretrieved = _gold_found(case, attempt.ranked, ranked, hits)
+    scan = _scan(case, attempt.ranked)
+    ranked = scan.entries
+    missing, first, forbidden, mismatches = _within_cutoff(case, scan)
+    found, supporting_found, unretrieved = _gold_found(case, attempt.ranked, scan)
     valid = reason is None
     passed = valid and not missing and not forbidden and not mismatches
     return CaseResult(
         **base,
-        **_scores(case, valid, first, missing, found, ranked, unretrieved),
+        **_scores(case, valid, first, missing, found, scan, unretrieved),
         attempt_id=attempt.attempt_id,
         valid=valid,
         invalid_reason=reason,
@@ -195,15 +197,15 @@ def evaluate_case(
 
 
 def _within_cutoff(
-    case: ResolvedCase, ranked: Sequence[RankedEntry], hits: Sequence[frozenset[int]]
+    case: ResolvedCase, scan: _Scan
 ) -> tuple[list[str], int | None, list[str], list[str]]:
     """(missing group ids, first accepted rank, forbidden chunk ids, chunks from another
     revision): what the first ``cutoff`` ranks decide."""
-    visible = ranked[: case.cutoff]
-    satisfied: set[int] = set().union(*hits[: case.cutoff]) if visible else set()
+    visible = scan.entries[: case.cutoff]
+    satisfied = scan.satisfied_within
     missing = [g.id for i, g in enumerate(case.groups) if i not in satisfied]
-    first = next((e.rank for e in visible if e.match == Match.ACCEPTED), None)
-    forbidden = [e.chunk_id for e in visible if e.match == Match.FORBIDDEN]
+    first = next((e.rank for e in visible if e.match == _ACCEPTED), None)
+    forbidden = [e.chunk_id for e in visible if e.match == _FORBIDDEN]
     mismatches = (
         [e.chunk_id for e in visible if e.repository_revision != case.revision]
         if case.revision is not None
@@ -213,19 +215,19 @@ def _within_cutoff(
 
 
 def _gold_found(
-    case: ResolvedCase,
-    chunks: Sequence[RetrievedChunk],
-    ranked: Sequence[RankedEntry],
-    hits: Sequence[frozenset[int]],
+    case: ResolvedCase, chunks: Sequence[RetrievedChunk], scan: _Scan
 ) -> tuple[list[bool], list[str], list[str]]:
     """(per supporting target: found within the cutoff; those found, described; the gold
     no chunk of the whole list brings). A trap is never evidence, supporting or required."""
+    if not case.supporting:  # the usual case: only required groups can go unretrieved
+        return [], [], _unretrieved(case, scan.satisfied, ())
+    ranked = scan.entries
     visible = ranked[: case.cutoff]
     usable = [c for c, e in zip(chunks, ranked, strict=True) if e.match != _FORBIDDEN]
     visible_chunks = [c for c, e in zip(chunks, visible, strict=False) if e.match != _FORBIDDEN]
     found = [any(chunk_matches(c, t) for c in visible_chunks) for t in case.supporting]
     supporting_found = [t.describe() for t, hit in zip(case.supporting, found, strict=True) if hit]
-    unretrieved = _unretrieved(case, set().union(*hits) if hits else set(), usable)
+    unretrieved = _unretrieved(case, scan.satisfied, usable)
     return found, supporting_found, unretrieved
 
 
@@ -280,7 +282,7 @@ def _scores(
     first: int | None,
     missing: Sequence[str],
     found: Sequence[bool],
-    ranked: Sequence[RankedEntry],
+    scan: _Scan,
     unretrieved: Sequence[str],
 ) -> _Scores:
     """The record's scores; all null for an invalid record, which is never scored."""
@@ -298,8 +300,8 @@ def _scores(
         reciprocal_rank=1.0 / first if first else 0.0,
         group_recall=(len(case.groups) - len(missing)) / len(case.groups),
         supporting_recall=sum(found) / len(found) if found else None,
-        graded_ndcg=graded_ndcg(ranked, case.cutoff, unretrieved),
-        context_budget=context_budget(ranked, case.cutoff),
+        graded_ndcg=_graded_ndcg(scan, case.cutoff, unretrieved),
+        context_budget=context_budget(scan.entries, case.cutoff),
     )
 
 
@@ -353,57 +355,134 @@ def rank_entries(
     A chunk under a forbidden prefix is ``forbidden`` and satisfies nothing, even when a
     glob target would match it: a trap is never evidence.
     """
+    scan = _scan(case, chunks)
+    empty: frozenset[int] = frozenset()
+    return scan.entries, [scan.hits.get(rank, empty) for rank in range(1, len(chunks) + 1)]
+
+
+@dataclass(slots=True)
+class _Scan:
+    """One pass over a ranked list: its entries and what scoring needs besides them."""
+
+    entries: list[RankedEntry]
+    hits: dict[int, frozenset[int]]
+    """rank -> the required groups that chunk satisfies (ranks satisfying none left out)"""
+    satisfied: set[int]
+    """the groups some chunk of the whole list satisfies"""
+    satisfied_within: set[int]
+    """the groups some chunk within the cutoff satisfies"""
+    pool: dict[str, int]
+    """chunk id -> its best grade, for chunks graded above 0 (the judged pool)"""
+
+
+def _scan(case: ResolvedCase, chunks: Sequence[RetrievedChunk]) -> _Scan:
+    """Classify every chunk (match, covered span, claim mismatch, duplicate), in one
+    pass: the hot loop of an evaluation, so a chunk that matches no target costs a few
+    lookups and the entry it becomes. Same results as :func:`duplicate_ranks`
+    and :func:`~codegold.evaluate.graded.graded_ndcg`'s pool, computed on the way."""
     required = case.required_targets
     spanned = [t for t in required if t.lines is not None]
     required_files = _files_of(required)
-    supporting_files = _files_of(case.supporting)
+    supporting = case.supporting
+    supporting_files = _files_of(supporting)
     forbidden_prefixes = case.forbidden_path_prefixes
     groups = case.groups
+    cutoff = case.cutoff
     entries: list[RankedEntry] = []
-    hits: list[frozenset[int]] = []
-    empty: frozenset[int] = frozenset()
-    duplicates = duplicate_ranks(chunks)
+    append = entries.append
+    hits: dict[int, frozenset[int]] = {}
+    satisfied: set[int] = set()
+    within: set[int] = set()
+    pool: dict[str, int] = {}
+    ids: dict[str, int] = {}
+    by_file: dict[str, list[tuple[int, int, int]]] = {}
+    texts: dict[str, int] = {}
+    entry = RankedEntry
     for rank, chunk in enumerate(chunks, start=1):
         file = chunk.file
-        groups_hit = empty
+        chunk_id = chunk.chunk_id
+        start_line = chunk.start_line
+        end_line = chunk.end_line
+        # duplicates (graded.duplicate_ranks): the same id, an overlapping span of the
+        # same file, or the same non-blank excerpt above; the smallest such rank
+        duplicate = ids.get(chunk_id)
+        if duplicate is None:
+            ids[chunk_id] = rank
+        spans = by_file.get(file)
+        if spans is None:
+            by_file[file] = [(start_line, end_line, rank)]
+        else:
+            for start, end, above in spans:
+                if start_line <= end and start <= end_line:
+                    duplicate = above if duplicate is None else min(duplicate, above)
+                    break
+            spans.append((start_line, end_line, rank))
+        excerpt = chunk.excerpt
+        if excerpt:
+            text = excerpt.strip()
+            if text:
+                same = texts.get(text)
+                if same is None:
+                    texts[text] = rank
+                else:
+                    duplicate = same if duplicate is None else min(duplicate, same)
+        # the match
         if forbidden_prefixes and file.startswith(forbidden_prefixes):
             match = _FORBIDDEN
         else:
+            match = _NONE
             if required_files is None or file in required_files:
                 groups_hit = frozenset(
                     i
                     for i, g in enumerate(groups)
                     if any(chunk_matches(chunk, t) for t in g.any_of)
                 )
-            if groups_hit:
-                match = _ACCEPTED
-            elif (supporting_files is None or file in supporting_files) and any(
-                chunk_matches(chunk, t) for t in case.supporting
+                if groups_hit:
+                    match = _ACCEPTED
+                    hits[rank] = groups_hit
+                    satisfied |= groups_hit
+                    if rank <= cutoff:
+                        within |= groups_hit
+                    pool[chunk_id] = 2
+            if (
+                match is _NONE
+                and supporting
+                and (supporting_files is None or file in supporting_files)
+                and any(chunk_matches(chunk, t) for t in supporting)
             ):
                 match = _SUPPORTING
-            else:
-                match = _NONE
+                if pool.get(chunk_id, 0) < 1:
+                    pool[chunk_id] = 1
         covers = bool(spanned) and any(
-            file_matches(file, t) and span_covers(t, chunk.start_line, chunk.end_line)
-            for t in spanned
+            file_matches(file, t) and span_covers(t, start_line, end_line) for t in spanned
         )
-        hits.append(groups_hit)
-        entries.append(
-            RankedEntry(
-                rank=rank,
-                chunk_id=chunk.chunk_id,
-                file=file,
-                symbol=chunk.symbol,
-                role=chunk.role,
-                repository_revision=chunk.repository_revision,
-                score=chunk.score,
-                match=match,
-                start_line=chunk.start_line,
-                end_line=chunk.end_line,
-                covers_target_span=covers,
-                resolved=chunk.resolved,
-                claim_mismatch=claim_mismatch(chunk),
-                duplicate_of=duplicates[rank - 1],
+        append(
+            entry(
+                rank,
+                chunk_id,
+                file,
+                chunk.symbol,
+                chunk.role,
+                chunk.repository_revision,
+                chunk.score,
+                match,
+                start_line,
+                end_line,
+                covers,
+                chunk.resolved,
+                None if chunk.claim is None else claim_mismatch(chunk),
+                duplicate,
             )
         )
-    return entries, hits
+    return _Scan(entries, hits, satisfied, within, pool)
+
+
+def _graded_ndcg(scan: _Scan, cutoff: int, unretrieved: Sequence[str]) -> float:
+    """:func:`~codegold.evaluate.graded.graded_ndcg` from a scan's pool."""
+    seen: set[str] = set()
+    gains: list[int] = []
+    for e in scan.entries[:cutoff]:
+        first = e.chunk_id not in seen
+        seen.add(e.chunk_id)
+        gains.append(GRADES.get(e.match, 0) if first else 0)
+    return graded_from(gains, scan.pool.values(), unretrieved, cutoff)

@@ -23,9 +23,7 @@ costs a slot. Shares are slots divided by the cutoff, so the six sum to 1.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-
-import msgspec
+from collections.abc import Iterable, Sequence
 
 from codegold.attempts import RetrievedChunk
 from codegold.evaluate.records import ContextBudget, RankedEntry
@@ -98,7 +96,7 @@ def context_budget(ranked: Sequence[RankedEntry], cutoff: int) -> ContextBudget:
     for entry in visible:
         counts[budget_class(entry)] += 1
     counts["unfilled"] = cutoff - len(visible)
-    return msgspec.convert({k: v / cutoff for k, v in counts.items()}, ContextBudget)
+    return ContextBudget(**{k: v / cutoff for k, v in counts.items()})
 
 
 def _dcg(gains: Sequence[int]) -> float:
@@ -118,6 +116,15 @@ def graded_ndcg(ranked: Sequence[RankedEntry], cutoff: int, unretrieved: Sequenc
             gains.append(grade if first else 0)
         if grade:
             pool[entry.chunk_id] = max(grade, pool.get(entry.chunk_id, 0))
-    ideal = sorted([*pool.values(), *(unretrieved_grade(u) for u in unretrieved)], reverse=True)
+    return graded_from(gains, pool.values(), unretrieved, cutoff)
+
+
+def graded_from(
+    gains: Sequence[int], pool: Iterable[int], unretrieved: Sequence[str], cutoff: int
+) -> float:
+    """nDCG@cutoff of the ``gains`` within the cutoff (a chunk id seen again gains 0),
+    the ideal drawn from the judged ``pool`` (the best grade of each distinct chunk
+    graded above 0) and the ``unretrieved`` gold."""
+    ideal = sorted([*pool, *(unretrieved_grade(u) for u in unretrieved)], reverse=True)
     best = _dcg(ideal[:cutoff])
     return _dcg(gains) / best if best else 0.0

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from codegold._io import ensure_output_dir
+from codegold._io import ensure_output_dir, quiet_gc
 from codegold.attempts import Attempt, digest_file, iter_attempts
 from codegold.cases import load_suite
 from codegold.cases.selection import select_cases
@@ -211,6 +211,36 @@ def eval_pipeline(
     of each file at the attempt's revision; ``assume_revision`` stands in for a missing
     index manifest, and the results say that revision was asserted."""
     ensure_output_dir(out_dir)
+    with quiet_gc():
+        return _eval(
+            cases_path=cases_path,
+            attempts_path=attempts_path,
+            out_dir=out_dir,
+            repo_path=repo_path,
+            index_dir=index_dir,
+            progress=progress,
+            log=log,
+            assume_revision=assume_revision,
+            case_ids=case_ids,
+            tags=tags,
+            policy_path=policy_path,
+        )
+
+
+def _eval(
+    *,
+    cases_path: Path,
+    attempts_path: Path,
+    out_dir: Path,
+    repo_path: Path | None,
+    index_dir: Path | None,
+    progress: Progress | None,
+    log: Log | None,
+    assume_revision: str | None,
+    case_ids: Sequence[str],
+    tags: Sequence[str],
+    policy_path: Path | None,
+) -> RunOutput:
     full = load_suite(cases_path)
     known = [c.id for c in full.cases]
     suite, selection = select_cases(full, case_ids, tags)
