@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from array import array
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -110,6 +111,33 @@ def write_json_array_atomic(path: str | Path, values: Iterable[Any]) -> None:
             handle.write(b"\n" if i == 0 else b",\n")
             handle.write(_encoder.encode(value))
         handle.write(b"\n]\n")
+
+
+def write_encoded_array_atomic(
+    path: str | Path, encoded: Iterable[bytes]
+) -> tuple[array[int], array[int]]:
+    """:func:`write_json_array_atomic` of values already encoded (with
+    :func:`encode_compact`): the same bytes. Returns where each element landed in the
+    file (offsets and lengths), to read one back without the rest."""
+    offsets: array[int] = array("q")
+    lengths: array[int] = array("q")
+    at = 1
+    with open_atomic(path) as handle:
+        handle.write(b"[")
+        for i, data in enumerate(encoded):
+            sep = b"\n" if i == 0 else b",\n"
+            handle.write(sep)
+            handle.write(data)
+            offsets.append(at + len(sep))
+            lengths.append(len(data))
+            at += len(sep) + len(data)
+        handle.write(b"\n]\n")
+    return offsets, lengths
+
+
+def encode_compact(value: Any) -> bytes:
+    """One value as an artifact's array holds it: compact, deterministic JSON."""
+    return _encoder.encode(value)
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:

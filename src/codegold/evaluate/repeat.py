@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
@@ -36,10 +36,12 @@ from codegold.evaluate.records import CaseResult
 
 __all__ = [
     "Reason",
+    "RecordKey",
     "check_repeats",
     "flag_nondeterminism",
     "has_repeats",
     "nondeterminism_report",
+    "repeat_flags",
 ]
 
 
@@ -124,7 +126,17 @@ def _reason(prints: Sequence[_Fingerprint]) -> tuple[Reason, str]:
     return Reason.TIE_BREAKING, "the same chunks and scores; chunks of equal score swapped"
 
 
-def has_repeats(records: Iterable[CaseResult]) -> bool:
+class RecordKey(Protocol):
+    """What repeat detection reads of a record: its case and attempt."""
+
+    @property
+    def case_id(self) -> str: ...
+
+    @property
+    def attempt_id(self) -> str | None: ...
+
+
+def has_repeats(records: Iterable[RecordKey]) -> bool:
     """Whether any case has more than one record (attempt)."""
     seen: set[str] = set()
     for record in records:
@@ -151,8 +163,29 @@ def check_repeats(
     When no case has more than one record, ``attempts`` is not consumed and the
     records come back unchanged with an empty section (``{}``).
     """
+    flags, section = repeat_flags(records, attempts)
+    if not flags:
+        return list(records), section
+    out = [
+        msgspec.structs.replace(r, nondeterministic=flags[r.attempt_id])
+        if r.attempt_id is not None and r.attempt_id in flags
+        else r
+        for r in records
+    ]
+    return out, section
+
+
+def repeat_flags(
+    records: Sequence[RecordKey], attempts: Iterable[Attempt]
+) -> tuple[dict[str, bool], dict[str, Any]]:
+    """(attempt id -> its ``nondeterministic`` flag, for the attempts of identical sets;
+    the ``nondeterminism`` summary section): :func:`check_repeats` without touching
+    the records, which only need their case and attempt ids here.
+
+    When no case has more than one record, ``attempts`` is not consumed and both
+    come back empty."""
     if not has_repeats(records):
-        return list(records), {}
+        return {}, {}
     counts: dict[str, int] = defaultdict(int)
     for record in records:
         counts[record.case_id] += 1
@@ -179,12 +212,6 @@ def check_repeats(
                     "detail": detail,
                 }
             )
-    out = [
-        msgspec.structs.replace(r, nondeterministic=flags.get(r.attempt_id or ""))
-        if r.attempt_id in flags
-        else r
-        for r in records
-    ]
     reasons = {r.value: 0 for r in Reason}
     for item in found:
         reasons[item["reason"]] += 1
@@ -197,7 +224,7 @@ def check_repeats(
             "sets": found,
         }
     }
-    return out, section
+    return flags, section
 
 
 def flag_nondeterminism(

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Sequence
+import math
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from itertools import compress
+from operator import itemgetter
 from typing import Any
 
-from codegold.evaluate.metrics import METRICS
+from codegold.evaluate.metrics import METRICS, Aggregation
 from codegold.evaluate.records import CaseResult
 
 SLICE_KINDS = ("queryClass", "tag", "language", "area", "role", "context", "mode")
@@ -33,13 +37,10 @@ def slice_names(record: CaseResult) -> list[str]:
 def aggregate(records: Sequence[CaseResult]) -> dict[str, Any]:
     """Every registered metric over a set of records (rates over valid records, None
     when there are none), then the failures' causes and owners."""
-    figures: dict[str, Any] = {m.name: m.compute(records) for m in METRICS.values()}
-    figures["causes"] = dict(sorted(Counter(_cause(r) for r in records if _cause(r)).items()))
-    figures["owners"] = dict(sorted(Counter(_owner(r) for r in records if _owner(r)).items()))
-    teams = Counter(_team(r) for r in records if _team(r))
-    if teams:  # only with an [owners] table
-        figures["teams"] = dict(sorted(teams.items()))
-    return figures
+    tally = Tally()
+    for record in records:
+        tally.add(record)
+    return tally.aggregate(range(len(tally)))
 
 
 def _team(record: CaseResult) -> str | None:
@@ -60,27 +61,143 @@ def _owner(record: CaseResult) -> str | None:
     return record.diagnosis.owner
 
 
+class Tally:
+    """What summary.json needs of each record, kept column by column (a number per
+    metric, the case id, the mode, the cause, owner and team, the slices it is in), so
+    the records themselves need not stay in memory: feed them with :meth:`add` as
+    they are scored, in any order, then ask for :meth:`summary`.
+
+    Every aggregate is order-free (exactly rounded sums, counts, sets, sorted
+    counters), so the figures are those of the records in any order."""
+
+    def __init__(self) -> None:
+        self._metrics = list(METRICS.values())
+        self._numbers = [array("d") for _ in self._metrics]
+        """per metric: its value (a mean's number, NaN when undefined or the record is
+        invalid), or 1.0/0.0 for whether a counted record or case qualifies"""
+        self._undefined = [False] * len(self._metrics)
+        self._case_ids: list[str] = []
+        self._causes: list[str | None] = []
+        self._owners: list[str | None] = []
+        self._teams: list[str | None] = []
+        self._slices: dict[str, array[int]] = {}
+        self._mode_rows: dict[str, array[int]] = {}
+
+    def __len__(self) -> int:
+        return len(self._case_ids)
+
+    def add(self, record: CaseResult) -> int:
+        """Count ``record`` in; its row (for :meth:`update`)."""
+        row = len(self._case_ids)
+        for i, value in enumerate(self._values(record)):
+            self._numbers[i].append(value)
+        self._case_ids.append(record.case_id)
+        mode = record.mode or "unknown"
+        self._mode_rows.setdefault(mode, array("q")).append(row)
+        self._causes.append(_cause(record))
+        self._owners.append(_owner(record))
+        self._teams.append(_team(record))
+        for name in slice_names(record):
+            self._slices.setdefault(name, array("q")).append(row)
+        return row
+
+    def update(self, row: int, record: CaseResult) -> None:
+        """Count ``record`` in place of the one added at ``row``: a record changed after
+        it was counted (flagged nondeterministic), its case, mode and slices the same."""
+        for i, value in enumerate(self._values(record)):
+            self._numbers[i][row] = value
+        self._causes[row] = _cause(record)
+        self._owners[row] = _owner(record)
+        self._teams[row] = _team(record)
+
+    def _values(self, record: CaseResult) -> list[float]:
+        out: list[float] = []
+        for i, m in enumerate(self._metrics):
+            if m.aggregation is Aggregation.MEAN:
+                value = m.value(record) if record.valid else None
+                if value is None:
+                    self._undefined[i] = True
+                    out.append(_NAN)
+                else:
+                    out.append(float(value))
+            else:
+                out.append(1.0 if m.value(record) else 0.0)
+        return out
+
+    def aggregate(self, rows: Sequence[int]) -> dict[str, Any]:
+        """The aggregate of the records at ``rows`` (as :func:`aggregate` gives it)."""
+        pick = _picker(rows)
+        figures: dict[str, Any] = {}
+        for i, m in enumerate(self._metrics):
+            values = pick(self._numbers[i])
+            if m.aggregation is Aggregation.RECORDS:
+                figures[m.name] = int(sum(values))  # 1.0 per counted record: exact
+            elif m.aggregation is Aggregation.CASES:
+                figures[m.name] = len(set(compress(pick(self._case_ids), values)))
+            else:
+                defined = [v for v in values if v == v] if self._undefined[i] else values
+                figures[m.name] = math.fsum(defined) / len(defined) if defined else None
+        figures["causes"] = _counted(pick(self._causes))
+        figures["owners"] = _counted(pick(self._owners))
+        teams = _counted(pick(self._teams))
+        if teams:  # only with an [owners] table
+            figures["teams"] = teams
+        return figures
+
+    def summary(self, identity: dict[str, Any]) -> dict[str, Any]:
+        """The summary.json document (as :func:`summarize` gives it)."""
+        modes = {mode: len(rows) for mode, rows in sorted(self._mode_rows.items())}
+        summary: dict[str, Any] = dict(identity)
+        if modes:
+            # the mode that produced every record, or "mixed" (then `modes` says how many)
+            summary["mode"] = next(iter(modes)) if len(modes) == 1 else "mixed"
+            summary["modes"] = modes
+        summary["overall"] = self.aggregate(range(len(self)))
+        slices = sorted(self._slices.items())
+        summary["slices"] = {name: self.aggregate(rows) for name, rows in slices}
+        if len(modes) > 1:
+            summary["slicesByMode"] = {mode: self._split(mode) for mode in modes}
+        return summary
+
+    def _split(self, mode: str) -> dict[str, Any]:
+        """:func:`split_slices` of ``mode``, aggregated."""
+        mine = self._mode_rows[mode]
+        chosen = set(mine)
+        by_slice: dict[str, Sequence[int]] = {"overall": mine}
+        for name, rows in self._slices.items():
+            if not name.startswith("mode:"):
+                kept = [r for r in rows if r in chosen]
+                if kept:
+                    by_slice[name] = kept
+        ordered = sorted(by_slice.items(), key=lambda kv: (kv[0] != "overall", kv[0]))
+        return {name: self.aggregate(rows) for name, rows in ordered}
+
+
+_NAN = float("nan")
+
+
+def _picker(rows: Sequence[int]) -> Callable[[Sequence[Any]], Sequence[Any]]:
+    """A function taking the items at ``rows`` of a column (at C speed)."""
+    if len(rows) == 0:
+        return lambda column: ()
+    if len(rows) == 1:
+        only = rows[0]
+        return lambda column: (column[only],)
+    if isinstance(rows, range) and rows.start == 0 and rows.step == 1:
+        return lambda column: column[: rows.stop]
+    return itemgetter(*rows)
+
+
+def _counted(values: Iterable[str | None]) -> dict[str, int]:
+    return dict(sorted(Counter(filter(None, values)).items()))
+
+
 def summarize(records: Sequence[CaseResult], identity: dict[str, Any]) -> dict[str, Any]:
     """The summary.json document: run identity, overall and per-slice aggregates."""
-    ordered = sorted(records, key=lambda r: (r.case_id, r.attempt_id or ""))
-    by_slice: dict[str, list[CaseResult]] = defaultdict(list)
-    for record in ordered:
-        for name in slice_names(record):
-            by_slice[name].append(record)
-    modes = Counter(r.mode or "unknown" for r in ordered)
-    summary: dict[str, Any] = dict(identity)
-    if modes:
-        # the mode that produced every record, or "mixed" (then `modes` says how many)
-        summary["mode"] = next(iter(modes)) if len(modes) == 1 else "mixed"
-        summary["modes"] = dict(sorted(modes.items()))
-    summary["overall"] = aggregate(ordered)
-    summary["slices"] = {name: aggregate(rs) for name, rs in sorted(by_slice.items())}
-    if len(modes) > 1:
-        summary["slicesByMode"] = {
-            mode: {name: aggregate(rs) for name, rs in split_slices(ordered, mode).items()}
-            for mode in sorted(modes)
-        }
-    return summary
+    tally = Tally()
+    for record in records:
+        tally.add(record)
+    return tally.summary(identity)
 
 
 def split_slices(records: Sequence[CaseResult], mode: str) -> dict[str, list[CaseResult]]:

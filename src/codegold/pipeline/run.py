@@ -16,7 +16,7 @@ from codegold.cases import load_suite
 from codegold.cases.selection import select_cases
 from codegold.cases.suite import Suite, without_drafts
 from codegold.evaluate.records import CaseResult
-from codegold.pipeline.scoring import diagnosis_context, score, write_run
+from codegold.pipeline.scoring import diagnosis_context, score, stream_run, write_run
 
 # The index builder, git, the retrievers and the owners table are imported where they
 # are used: `eval` of recorded attempts without a repository needs none of them.
@@ -35,7 +35,9 @@ class RunOutput:
     how many index builds it read."""
 
     summary: dict[str, Any]
-    records: list[CaseResult]
+    records: Sequence[CaseResult]
+    """A list for a live run; for ``eval``, read back from results.json one record at
+    a time (an evaluation does not hold its records in memory)."""
     index_loads: int
 
 
@@ -285,7 +287,8 @@ def _eval(
             )
             return diagnosis_context(git, indexes)
 
-        scored = score(
+        summary, records = stream_run(
+            out_dir,
             suite,
             attempts,
             diagnosis=diagnosis if diagnose else None,
@@ -293,5 +296,4 @@ def _eval(
             selection=selection,
             owners=suite_owners(suite, git, policy_path),
         )
-    summary = write_run(out_dir, scored)
-    return RunOutput(summary, scored.records, indexes.loads if indexes is not None else 0)
+    return RunOutput(summary, records, indexes.loads if indexes is not None else 0)

@@ -4,18 +4,28 @@ attempts, stamp the run identity, write the artifacts."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from codegold._io import write_jsonl_atomic
+import msgspec
+
+from codegold._io import write_encoded_array_atomic, write_json_atomic, write_jsonl_atomic
 from codegold.attempts import Attempt
 from codegold.cases.selection import Selection
 from codegold.cases.suite import Suite
-from codegold.evaluate.records import CaseResult
-from codegold.evaluate.repeat import check_repeats
+from codegold.evaluate.records import RESULTS, CaseResult
+from codegold.evaluate.repeat import check_repeats, repeat_flags
 from codegold.evaluate.run import evaluate_attempts
-from codegold.report.artifacts import ATTEMPTS, AttemptLedger, run_identity, write_results
+from codegold.evaluate.spool import RecordSpool, Spooled, WrittenRecords
+from codegold.report.artifacts import (
+    ATTEMPTS,
+    SUMMARY,
+    AttemptLedger,
+    run_identity,
+    write_results,
+)
 
 # Diagnosis (the index store, git) and the owners table are imported when a run has
 # them: scoring recorded attempts alone needs neither.
@@ -142,3 +152,104 @@ class _Again:
 
     def __iter__(self) -> Iterator[Attempt]:
         return iter(self._source())
+
+
+Slot = CaseResult | Spooled
+"""A record of a streamed run: in memory (it may still change), or spooled (final)."""
+
+
+def stream_run(
+    out_dir: Path,
+    suite: Suite,
+    attempts: AttemptSource,
+    *,
+    diagnosis: Callable[[], DiagnosisContext] | None = None,
+    attempts_digest: Callable[[], str] | None = None,
+    mode: str = "recorded",
+    selection: Selection | None = None,
+    owners: OwnerMap | None = None,
+) -> tuple[dict[str, Any], WrittenRecords]:
+    """:func:`score` then :func:`write_run`, holding in memory only the records that
+    may still change: a record no later step touches (a passing one; any one when
+    nothing diagnoses and no owners table assigns teams) is redacted, counted into the
+    summary and encoded as soon as it is scored, and its bytes wait in a
+    :class:`~codegold.evaluate.spool.RecordSpool`. Attempts may come in any order;
+    results.json and summary.json are byte for byte what :func:`score` and
+    :func:`write_run` write. Returns the summary and the written records (read back
+    from results.json when asked for)."""
+    from codegold._io import encode_compact
+    from codegold.evaluate.evaluator import evaluate_case
+    from codegold.evaluate.summary import Tally
+    from codegold.redact import redact_record
+
+    ledger = AttemptLedger()
+    tally = Tally()
+    held_failures = diagnosis is not None or bool(owners)
+
+    def slot(record: CaseResult) -> Slot:
+        if held_failures and not record.passed:
+            return record
+        final = redact_record(record)[0]
+        return spool.put(final, encode_compact(final), tally.add(final))
+
+    cases = suite.by_id()
+    with closing(RecordSpool()) as spool:
+        by_case: dict[str, list[Slot]] = {}
+        imported = seen = 0
+        for attempt in ledger.watch(attempts()):
+            seen += 1
+            imported += attempt.mode == "imported"
+            case = cases.get(attempt.case_id)
+            if case is not None:
+                record = evaluate_case(case, attempt, mode=mode)
+                by_case.setdefault(case.id, []).append(slot(record))
+        # a case the import left without an attempt is part of the imported run
+        missing_mode = "imported" if seen and imported == seen else mode
+        slots: list[Slot] = []
+        for case in suite.cases:
+            mine = by_case.pop(case.id, None)
+            slots.extend(mine or [slot(evaluate_case(case, None, mode=missing_mode))])
+        held = [(i, s) for i, s in enumerate(slots) if isinstance(s, CaseResult)]
+        if held:  # failures, diagnosed and given their team
+            records = [r for _, r in held]
+            if diagnosis is not None:
+                records = _diagnose(suite, records, attempts, diagnosis())
+            if owners:
+                from codegold.owners import assign_teams
+
+                records = assign_teams(records, suite, owners)
+            for (i, _), record in zip(held, records, strict=True):
+                slots[i] = record
+        flags, repeats = repeat_flags(slots, _Again(attempts))
+        rows: dict[int, int] = {}  # slot -> tally row, of spooled records flagged again
+        for i, s in enumerate(slots):
+            flag = flags.get(s.attempt_id) if s.attempt_id is not None else None
+            if flag is None:
+                continue
+            if isinstance(s, Spooled):
+                rows[i] = s.row
+                s = spool.load(s)
+            slots[i] = msgspec.structs.replace(s, nondeterministic=flag)
+        digest = attempts_digest() if attempts_digest is not None else None
+        identity = run_identity(suite, ledger, attempts_digest=digest)
+        chosen = selection.to_dict() if selection is not None else None
+        identity = {**identity, "selection": chosen, **repeats}
+
+        def encoded() -> Iterator[bytes]:
+            for i, s in enumerate(slots):
+                if isinstance(s, Spooled):
+                    yield spool.read(s)
+                    continue
+                if i in rows:  # spooled, then flagged: redacted and counted already
+                    tally.update(rows[i], s)
+                    yield encode_compact(s)
+                    continue
+                final = redact_record(s)[0]
+                tally.add(final)
+                yield encode_compact(final)
+
+        path = out_dir / RESULTS
+        offsets, lengths = write_encoded_array_atomic(path, encoded())
+    summary = tally.summary(identity)
+    write_json_atomic(out_dir / SUMMARY, summary)
+    return summary, WrittenRecords(path, offsets, lengths)

@@ -65,14 +65,21 @@ def print_summary(
     console = Console(highlight=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console.width = max(console.width, 120)
-    failed = [r for r in records if not r.passed]
+    # one pass, keeping only the failures shown: records may be read from disk
+    failed = 0
+    shown: list[CaseResult] = []
+    for r in records:
+        if not r.passed:
+            failed += 1
+            if len(shown) < max_failures:
+                shown.append(r)
     if failed:
-        console.print(f"[bold]{len(failed)} failed[/bold] (of {len(records)}):")
-    for record in failed[:max_failures]:
+        console.print(f"[bold]{failed} failed[/bold] (of {len(records)}):")
+    for record in shown:
         line = redact_text(f"{record.case_id}: {failure_reason(record)}")
         console.print(f"  [red]FAIL[/red] {escape(line)}")
-    if len(failed) > max_failures:
-        console.print(f"  … {len(failed) - max_failures} more in results.json")
+    if failed > max_failures:
+        console.print(f"  … {failed - max_failures} more in results.json")
     causes = summary["overall"].get("causes") or {}
     if causes:
         console.print("causes: " + ", ".join(f"{k} {v}" for k, v in causes.items()))

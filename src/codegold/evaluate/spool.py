@@ -1,0 +1,104 @@
+"""Records kept on disk, not in memory, from the moment they are final until
+results.json is written, so an evaluation's memory does not grow with its records.
+
+A record nothing will change any more (a passing record is never diagnosed; without
+diagnosis or an owners table no record is) is encoded at once, as results.json will
+hold it, and its bytes go to a temporary file; what stays in memory is a
+:class:`Spooled` ticket: the record's case and attempt ids and where its bytes are.
+Tickets are looked up by position, never by arrival order, so attempts may come in
+any order (imported traces come in trace order) and results.json is still written in
+suite order. :class:`WrittenRecords` then reads records back from results.json one
+at a time, for whoever wants them after the run.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from array import array
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO, overload
+
+import msgspec
+
+from codegold.evaluate.records import CaseResult
+
+
+class Spooled:
+    """A final record whose bytes wait in a :class:`RecordSpool`."""
+
+    __slots__ = ("attempt_id", "case_id", "length", "offset", "row")
+
+    def __init__(
+        self, case_id: str, attempt_id: str | None, offset: int, length: int, row: int
+    ) -> None:
+        self.case_id = case_id
+        self.attempt_id = attempt_id
+        self.offset = offset
+        self.length = length
+        self.row = row
+        """the record's row in the run's summary tally"""
+
+
+class RecordSpool:
+    """An append-only temporary file of encoded records, read back by ticket."""
+
+    def __init__(self) -> None:
+        self._file: IO[bytes] = tempfile.TemporaryFile(prefix="codegold-records-")  # noqa: SIM115 (closed by close)
+        self._size = 0
+        self._dirty = False
+
+    def put(self, record: CaseResult, data: bytes, row: int) -> Spooled:
+        """Keep ``data`` (``record`` encoded); the ticket to it."""
+        self._file.write(data)
+        ticket = Spooled(record.case_id, record.attempt_id, self._size, len(data), row)
+        self._size += len(data)
+        self._dirty = True
+        return ticket
+
+    def read(self, ticket: Spooled) -> bytes:
+        if self._dirty:
+            self._file.flush()
+            self._dirty = False
+        return os.pread(self._file.fileno(), ticket.length, ticket.offset)
+
+    def load(self, ticket: Spooled) -> CaseResult:
+        return msgspec.json.decode(self.read(ticket), type=CaseResult)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class WrittenRecords(Sequence[CaseResult]):
+    """The records of a results.json just written, decoded one at a time when asked
+    for (the whole file is never held in memory)."""
+
+    def __init__(self, path: Path, offsets: array[int], lengths: array[int]) -> None:
+        self.path = path
+        self._offsets = offsets
+        self._lengths = lengths
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    @overload
+    def __getitem__(self, index: int) -> CaseResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[CaseResult]: ...
+
+    def __getitem__(self, index: int | slice) -> CaseResult | list[CaseResult]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        offset, length = self._offsets[index], self._lengths[index]
+        with self.path.open("rb") as handle:
+            data = os.pread(handle.fileno(), length, offset)
+        return msgspec.json.decode(data, type=CaseResult)
+
+    def __iter__(self) -> Iterator[CaseResult]:
+        decoder = msgspec.json.Decoder(CaseResult)
+        with self.path.open("rb") as handle:
+            fd = handle.fileno()
+            for offset, length in zip(self._offsets, self._lengths, strict=True):
+                yield decoder.decode(os.pread(fd, length, offset))
