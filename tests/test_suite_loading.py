@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -202,3 +203,32 @@ def test_a_byte_order_mark_is_ignored(tmp_path: Path, name: str) -> None:
     text = json.dumps(case) if name.endswith(".jsonl") else json.dumps({"cases": [case]})
     path = write(tmp_path, name, "\ufeff" + text + "\n")
     assert load_suite(path).cases[0].id == "c1"
+
+
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])
+def test_a_suite_nested_too_deep_is_refused_and_many_flat_brackets_are_not(
+    tmp_path: Path, suffix: str
+) -> None:
+    case = {
+        "id": "c1",
+        "query": "q",
+        "repositoryRevision": "a" * 40,
+        "accepted": [{"file": "src/a.py"}],
+        "tags": ["t"],
+    }
+    deep: Any = "x"
+    for _ in range(80):
+        deep = [deep]
+    nested = {**case, "tags": deep}
+    # many brackets side by side, shallow: walked, and accepted
+    flat = {**case, "accepted": [{"file": f"src/{i}.py"} for i in range(70)]}
+
+    def write(c: dict[str, Any], name: str) -> Path:
+        path = tmp_path / f"{name}{suffix}"
+        body = json.dumps({"cases": [c]}) if suffix == ".json" else json.dumps(c)
+        path.write_text(body + "\n")
+        return path
+
+    with pytest.raises(InputError, match="nested deeper than 64 levels"):
+        load_suite(write(nested, "deep"))
+    assert len(load_suite(write(flat, "flat")).cases[0].groups[0].any_of) == 70

@@ -515,3 +515,24 @@ def test_redaction_is_idempotent_and_findings_lie_in_the_text(text: str) -> None
     assert redact(out) == (out, [])
     assert all(0 <= f.start < f.end <= len(text) for f in findings)
     assert [f.start for f in findings] == sorted(f.start for f in findings)
+
+
+_PIECES = [
+    "AKIA", "ASIA", "AIza", "eyJ", "ghp_", "github_pat_", "glpat-", "xoxb-", "sk_live_",
+    "rk_test_", "hooks.slack.com/services/", "Bearer ", "bearer ", "authorization", "://",
+    "user:", "@host", "jdbc:oracle:thin:", "-----BEGIN RSA PRIVATE KEY-----", "-----END",
+    "password", "=", ":", "'", '"', " ", "\n", "_", "-", ".", "/", "A", "J",
+    "ABCDEFGHIJKLMNOP0123", "abcdefghijklmnopqrstuvwxyz0123456789ABCD", "hunter2", "x",
+]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join))
+def test_text_without_a_clue_holds_no_secret(text: str) -> None:
+    """The quick pre-check that spares most queries the patterns never hides a secret
+    the patterns would find."""
+    from codegold.redact import _CLUE, _clueless, _scan
+
+    if list(_scan(text)):  # a secret: both steps of the pre-check see its clue
+        assert _CLUE.search(text) is not None
+        assert not _clueless(text)

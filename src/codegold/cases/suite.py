@@ -263,10 +263,24 @@ def _depth(value: Any) -> int:
     return deepest
 
 
+def _may_nest_too_deep(path: Path, text: str) -> bool:
+    """Whether a JSON or JSONL suite could nest deeper than :data:`MAX_SUITE_DEPTH`:
+    a document opens at most as many levels as it has ``[`` and ``{`` (a JSONL line's
+    cases sit two levels down), so only a document with more of them is walked."""
+    if path.suffix.lower() == ".json":
+        return text.count("[") + text.count("{") > MAX_SUITE_DEPTH
+    limit = MAX_SUITE_DEPTH - 2
+    return any(line.count("[") + line.count("{") > limit for line in text.split("\n"))
+
+
 def _parse_document(path: Path, text: str) -> Any:
     try:
         raw = _parse_bounded(path, text)
-        if path.suffix.lower() in (".json", ".jsonl") and _depth(raw) > MAX_SUITE_DEPTH:
+        if (
+            path.suffix.lower() in (".json", ".jsonl")
+            and _may_nest_too_deep(path, text)
+            and _depth(raw) > MAX_SUITE_DEPTH
+        ):
             raise RecursionError
         return raw
     except RecursionError:

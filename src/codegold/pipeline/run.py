@@ -4,7 +4,7 @@ library functions, composed from the steps of this package."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -243,6 +243,7 @@ def _eval(
     tags: Sequence[str],
     policy_path: Path | None,
 ) -> RunOutput:
+    digest = _digest_meanwhile(attempts_path)
     full = load_suite(cases_path)
     known = [c.id for c in full.cases]
     suite, selection = select_cases(full, case_ids, tags)
@@ -292,8 +293,35 @@ def _eval(
             suite,
             attempts,
             diagnosis=diagnosis if diagnose else None,
-            attempts_digest=lambda: digest_file(attempts_path),
+            attempts_digest=digest,
             selection=selection,
             owners=suite_owners(suite, git, policy_path),
         )
     return RunOutput(summary, records, indexes.loads if indexes is not None else 0)
+
+
+def _digest_meanwhile(path: Path) -> Callable[[], str]:
+    """The sha256 of ``path``, computed on another thread while the attempts are
+    scored (hashlib and file reads release the GIL, so it costs the run a core it
+    often has spare, not its own time); the returned call waits for it."""
+    import threading
+
+    done: list[str] = []
+    failed: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            done.append(digest_file(path))
+        except BaseException as exc:  # handed to whoever asks for the digest
+            failed.append(exc)
+
+    thread = threading.Thread(target=work, name="codegold-digest", daemon=True)
+    thread.start()
+
+    def digest() -> str:
+        thread.join()
+        if failed:
+            raise failed[0]
+        return done[0]
+
+    return digest
