@@ -1,13 +1,16 @@
 """Evaluator throughput: 10,000 generated cases x 50 ranked chunks, end to end.
 
-    python benchmarks/eval_throughput.py [--cases N] [--depth D] [--rounds R]
+    python benchmarks/eval_throughput.py [--cases N,M] [--depth D] [--rounds R]
+                                         [--large-rounds R]
 
 Every figure is a whole process, started afresh, timed from outside: `codegold eval`,
 the anchor (ir_measures computing only RR@5 and Success@5 on the same rankings, JSON
 parsing included), and the floor (a streaming msgspec decode and re-encode of the same
 bytes). The three run interleaved, R rounds (the machine's cores are shared), and the
 medians and their ratios are printed, with codegold's peak RSS and whether every
-round's results.json and summary.json are byte-identical. Then `codegold --help`.
+round's results.json and summary.json are byte-identical, for each input size (10,000
+and 50,000 cases by default; the larger one mostly for peak RSS), with the machine's
+load averages beside them. Then `codegold --help`.
 
 Targets (README, Performance): codegold at most 0.5x the anchor; peak RSS that does
 not grow with the number of passing cases (at most 150 MB at 50,000 cases).
@@ -153,52 +156,77 @@ def have_ir_measures() -> bool:
     return True
 
 
+def load_line() -> str:
+    """The machine's load averages, printed beside the figures (the cores are shared)."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
+
+
+def measure(folder: Path, n_cases: int, depth: int, rounds: int) -> None:
+    """One input size: interleaved rounds of codegold, the anchor and the floor."""
+    suite, attempts = generate(folder, n_cases, depth)
+    size = (suite.stat().st_size + attempts.stat().st_size) / 1e6
+    print(f"input: {n_cases} cases x {depth} ranked chunks, {size:.1f} MB ({load_line()})")
+    anchor = have_ir_measures()
+    if not anchor:
+        print("ir_measures not installed: pip install 'codegold[test]'")
+    ours: list[float] = []
+    rss: list[float] = []
+    irm: list[float] = []
+    floor: list[float] = []
+    for i in range(rounds):  # interleaved: the cores are shared
+        seconds, peak = timed(codegold_argv(suite, attempts, folder / f"out{i}"))
+        ours.append(seconds)
+        rss.append(peak)
+        if anchor:
+            irm.append(timed([sys.executable, "-c", IR_MEASURES, str(suite), str(attempts)])[0])
+        again = folder / "again.jsonl"
+        floor.append(timed([sys.executable, "-c", FLOOR, str(suite), str(attempts), str(again)])[0])
+        again.unlink()
+    same = all(
+        (folder / f"out{i}" / name).read_bytes() == (folder / "out0" / name).read_bytes()
+        for i in range(rounds)
+        for name in ("results.json", "summary.json")
+    )
+    mid = statistics.median(ours)
+    print(
+        f"  codegold eval (whole process): median {mid:.2f} s of {rounds}, "
+        f"{n_cases / mid:,.0f} cases/s, peak RSS {max(rss):.0f} MB "
+        f"(target <= 150 MB at 50,000 cases), byte-identical reruns: {same}"
+    )
+    low = statistics.median(floor)
+    print(f"  msgspec decode + re-encode (whole process): median {low:.2f} s")
+    if irm:
+        anchor_s = statistics.median(irm)
+        print(f"  ir_measures RR@5+Success@5 (whole process): median {anchor_s:.2f} s")
+        print(f"  codegold/ir_measures = {mid / anchor_s:.2f}x (target <= 0.5x)")
+    print(f"  codegold/msgspec floor = {mid / low:.2f}x")
+    print(f"  ({load_line()} after the rounds)")
+    for i in range(rounds):
+        for name in ("results.json", "summary.json"):
+            (folder / f"out{i}" / name).unlink()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--cases", type=int, default=10_000)
+    parser.add_argument(
+        "--cases",
+        default="10000,50000",
+        help="comma-separated input sizes, each measured in its own interleaved rounds",
+    )
     parser.add_argument("--depth", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument(
+        "--large-rounds",
+        type=int,
+        default=1,
+        help="rounds for sizes above 10,000 cases (they take a while; RSS is what they show)",
+    )
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        suite, attempts = generate(folder, args.cases, args.depth)
-        size = (suite.stat().st_size + attempts.stat().st_size) / 1e6
-        print(f"input: {args.cases} cases x {args.depth} ranked chunks, {size:.1f} MB")
-        anchor = have_ir_measures()
-        if not anchor:
-            print("ir_measures not installed: pip install 'codegold[test]'")
-        ours: list[float] = []
-        rss: list[float] = []
-        irm: list[float] = []
-        floor: list[float] = []
-        for i in range(args.rounds):  # interleaved: the cores are shared
-            seconds, peak = timed(codegold_argv(suite, attempts, folder / f"out{i}"))
-            ours.append(seconds)
-            rss.append(peak)
-            if anchor:
-                irm.append(timed([sys.executable, "-c", IR_MEASURES, str(suite), str(attempts)])[0])
-            again = folder / "again.jsonl"
-            floor.append(
-                timed([sys.executable, "-c", FLOOR, str(suite), str(attempts), str(again)])[0]
-            )
-        same = all(
-            (folder / f"out{i}" / name).read_bytes() == (folder / "out0" / name).read_bytes()
-            for i in range(args.rounds)
-            for name in ("results.json", "summary.json")
-        )
-        mid = statistics.median(ours)
-        print(
-            f"codegold eval (whole process): median {mid:.2f} s of {args.rounds}, "
-            f"{args.cases / mid:,.0f} cases/s, peak RSS {max(rss):.0f} MB, "
-            f"byte-identical reruns: {same}"
-        )
-        low = statistics.median(floor)
-        print(f"msgspec decode + re-encode (whole process): median {low:.2f} s")
-        if irm:
-            anchor_s = statistics.median(irm)
-            print(f"ir_measures RR@5+Success@5 (whole process): median {anchor_s:.2f} s")
-            print(f"codegold/ir_measures = {mid / anchor_s:.2f}x (target <= 0.5x)")
-        print(f"codegold/msgspec floor = {mid / low:.2f}x")
+    for n_cases in (int(n) for n in args.cases.split(",")):
+        rounds = args.rounds if n_cases <= 10_000 else args.large_rounds
+        with tempfile.TemporaryDirectory() as tmp:
+            measure(Path(tmp), n_cases, args.depth, rounds)
     starts = []
     for _ in range(5):
         t = time.perf_counter()

@@ -385,6 +385,10 @@ def _scan(case: ResolvedCase, chunks: Sequence[RetrievedChunk]) -> _Scan:
     required_files = _files_of(required)
     supporting = case.supporting
     supporting_files = _files_of(supporting)
+    # the files a chunk must be in to match anything (None: a glob makes any file one)
+    candidates: frozenset[str] | None = None
+    if required_files is not None and not (supporting and supporting_files is None):
+        candidates = required_files | supporting_files if supporting_files else required_files
     forbidden_prefixes = case.forbidden_path_prefixes
     groups = case.groups
     cutoff = case.cutoff
@@ -395,40 +399,39 @@ def _scan(case: ResolvedCase, chunks: Sequence[RetrievedChunk]) -> _Scan:
     within: set[int] = set()
     pool: dict[str, int] = {}
     ids: dict[str, int] = {}
-    by_file: dict[str, list[tuple[int, int, int]]] = {}
+    first_of_file: dict[str, int] = {}
+    later_of_file: dict[str, list[int]] = {}
     texts: dict[str, int] = {}
     entry = RankedEntry
     for rank, chunk in enumerate(chunks, start=1):
         file = chunk.file
         chunk_id = chunk.chunk_id
-        start_line = chunk.start_line
-        end_line = chunk.end_line
         # duplicates (graded.duplicate_ranks): the same id, an overlapping span of the
         # same file, or the same non-blank excerpt above; the smallest such rank
-        duplicate = ids.get(chunk_id)
-        if duplicate is None:
-            ids[chunk_id] = rank
-        spans = by_file.get(file)
-        if spans is None:
-            by_file[file] = [(start_line, end_line, rank)]
-        else:
-            for start, end, above in spans:
-                if start_line <= end and start <= end_line:
+        first = ids.setdefault(chunk_id, rank)
+        duplicate = None if first == rank else first
+        first = first_of_file.setdefault(file, rank)
+        if first != rank:  # the file again: the first chunk above that overlaps
+            later = later_of_file.setdefault(file, [])
+            start_line, end_line = chunk.start_line, chunk.end_line
+            for above in (first, *later):
+                other = chunks[above - 1]
+                if start_line <= other.end_line and other.start_line <= end_line:
                     duplicate = above if duplicate is None else min(duplicate, above)
                     break
-            spans.append((start_line, end_line, rank))
+            later.append(rank)
         excerpt = chunk.excerpt
         if excerpt:
             text = excerpt.strip()
             if text:
-                same = texts.get(text)
-                if same is None:
-                    texts[text] = rank
-                else:
+                same = texts.setdefault(text, rank)
+                if same != rank:
                     duplicate = same if duplicate is None else min(duplicate, same)
         # the match
         if forbidden_prefixes and file.startswith(forbidden_prefixes):
             match = _FORBIDDEN
+        elif candidates is not None and file not in candidates:
+            match = _NONE
         else:
             match = _NONE
             if required_files is None or file in required_files:
@@ -453,9 +456,6 @@ def _scan(case: ResolvedCase, chunks: Sequence[RetrievedChunk]) -> _Scan:
                 match = _SUPPORTING
                 if pool.get(chunk_id, 0) < 1:
                     pool[chunk_id] = 1
-        covers = bool(spanned) and any(
-            file_matches(file, t) and span_covers(t, start_line, end_line) for t in spanned
-        )
         append(
             entry(
                 rank,
@@ -466,15 +466,21 @@ def _scan(case: ResolvedCase, chunks: Sequence[RetrievedChunk]) -> _Scan:
                 chunk.repository_revision,
                 chunk.score,
                 match,
-                start_line,
-                end_line,
-                covers,
+                chunk.start_line,
+                chunk.end_line,
+                bool(spanned) and _covers(spanned, chunk),
                 chunk.resolved,
                 None if chunk.claim is None else claim_mismatch(chunk),
                 duplicate,
             )
         )
     return _Scan(entries, hits, satisfied, within, pool)
+
+
+def _covers(spanned: Sequence[Target], chunk: RetrievedChunk) -> bool:
+    """Whether ``chunk`` covers the labelled span of a target of its file."""
+    file, start, end = chunk.file, chunk.start_line, chunk.end_line
+    return any(file_matches(file, t) and span_covers(t, start, end) for t in spanned)
 
 
 def _graded_ndcg(scan: _Scan, cutoff: int, unretrieved: Sequence[str]) -> float:
