@@ -200,7 +200,7 @@ def _iter_lines(
     assume_revision: str | None,
 ) -> Iterator[Attempt]:
     for number, line in enumerate(handle, start=1):
-        if not line.strip():
+        if line.isspace():  # (strip would copy every line to find out)
             continue
         attempt = _decode_line(p, number, line, resolver, assume_revision)
         if attempt.attempt_id in seen:
