@@ -133,3 +133,20 @@ def test_joined_documents_index_like_token_lists() -> None:
     a, b = one.finish(), many.finish()
     for query in (["parse"], ["webhook", "json"], ["other"]):
         assert a.top(query, 4) == b.top(query, 4)
+
+
+@pytest.mark.parametrize(
+    ("query", "identifiers", "paths"),
+    [
+        ("how does URL.copy_with merge params?", ("URL.copy_with", "copy_with"), ()),
+        ("what does config.hpp do in src/main.rs:12", (), ("config.hpp", "src/main.rs")),
+        ("see httpx/_client.py.", (), ("httpx/_client.py",)),
+        ("is Slim/App.php the entry point?", (), ("Slim/App.php",)),
+    ],
+)
+def test_a_file_name_ends_at_its_extension(
+    query: str, identifiers: tuple[str, ...], paths: tuple[str, ...]
+) -> None:
+    a = analyze(query)
+    assert a.identifiers == identifiers
+    assert a.paths == paths

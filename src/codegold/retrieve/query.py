@@ -23,10 +23,15 @@ _DOTTED = re.compile(r"\b[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)+\b")
 _CALL = re.compile(r"\b([A-Za-z_$][\w$]+)\(")  # `parse(` is code; "Ctrl-C (" is prose
 _BACKTICK = re.compile(r"`([^`]+)`")
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
-_PATH = re.compile(
-    r"(?<![\w/])((?:[\w.-]+/)+[\w.-]+|[\w-]+\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|"
-    r"kt|rb|c|h|cc|cpp|hpp|cs|md|rst|toml|ya?ml|json|ini|cfg|sql|sh))(?::\d+)*"
+_EXTENSIONS = (
+    r"py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|md|rst|toml|ya?ml|"
+    r"json|ini|cfg|sql|sh"
 )
+# a file name ends at its extension: ``URL.copy_with`` names no ``URL.c``
+_PATH = re.compile(
+    rf"(?<![\w/])((?:[\w.-]+/)+[\w.-]*\w|[\w-]+\.(?:{_EXTENSIONS})\b)(?![\w.-]*\w)(?::\d+)*"
+)
+_HAS_EXT = re.compile(rf"\.(?:{_EXTENSIONS})$")
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+), in ([\w<>]+)')
 _JS_FRAME = re.compile(r"\bat (?:async )?([\w$.<>]+) \(?([^\s():]+):(\d+)(?::\d+)?\)?")
 _JAVA_FRAME = re.compile(r"\bat ([\w$.]+)\.([\w$<>]+)\(([\w$]+\.java):(\d+)\)")
@@ -355,6 +360,4 @@ def _phrases(query: str, errors: Sequence[str], issue: bool) -> list[str]:
 
 
 def _has_ext(text: str) -> bool:
-    return bool(
-        re.search(r"\.(py|pyi|js|jsx|ts|tsx|go|rs|java|md|toml|ya?ml|json|rb|c|h|cpp)$", text)
-    )
+    return bool(_HAS_EXT.search(text))
