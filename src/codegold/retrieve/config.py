@@ -93,6 +93,8 @@ class RetrieverConfig:
     w_dense: float = 0.5
     w_path: float = 1.0
     w_phrase: float = 1.5
+    # three-word runs of a pasted message, each found in few chunks (0: off)
+    phrase_fragments: float = 1.0
     candidates_per_signal: int = 100
     depth: int = 50
     role_strength: float = 1.0
@@ -107,6 +109,8 @@ class RetrieverConfig:
     language_boost: float = 1.15
     package_boost: float = 1.2
     symbol_boost: float = 1.3
+    # a chunk whose name the query's words spell (see HybridRetriever._name_match)
+    name_match: float = 0.0
     thin_factor: float = 0.5
     collapse_duplicates: bool = True
     max_per_symbol: int = 2
@@ -122,6 +126,9 @@ class RetrieverConfig:
     hub_lines: int = 120
     hub_power: float = 0.5
     sibling_factor: float = 0.4
+    # without the model: the coverage and hub factors still apply to the top
+    # ``rerank_depth``, raised to this power (0: off)
+    lexical_precision: float = 1.0
     # issue reports (a pasted bug report): files ranked by aggregated evidence
     issue_reports: bool = True
     issue_chunk_weight: float = 1.5

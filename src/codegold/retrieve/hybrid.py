@@ -18,6 +18,7 @@ from codegold import __version__
 from codegold.attempts import Attempt, RetrievedChunk, RetrieverInfo
 from codegold.cases.model import Context
 from codegold.index.store import IndexedChunk, LoadedIndex
+from codegold.index.tokenize import split_identifier, stem
 from codegold.index.vectors import search as vector_search
 from codegold.retrieve import issue
 from codegold.retrieve.config import RetrieverConfig
@@ -65,6 +66,8 @@ class HybridRetriever:
         self.config = config or RetrieverConfig()
         self.rewriter = rewriter
         self.embedder = embedder if index.vectors is not None else None
+        self._name_parts: dict[str, frozenset[str]] = {}
+        self._terms_of: tuple[object, frozenset[str]] = (None, frozenset())
 
     # -- signals ---------------------------------------------------------------
 
@@ -135,6 +138,20 @@ class HybridRetriever:
             weight = len(phrase.split()) / math.log2(1 + len(rows))
             for row in rows:
                 hits[row] = max(hits.get(row, 0.0), weight)
+        if self.config.phrase_fragments > 0:
+            # a message printed from a template ("%s/%d is not defined", `option ${x}
+            # must be ${y}`) holds values the code never spells: its three-word runs
+            # still name the raising site, each by how rare it is
+            extra: dict[int, float] = {}
+            for window in _fragments(analysis.phrases):
+                rows = self.index.rows_containing(window, limit=_FRAGMENT_LIMIT + 1)
+                if not rows or len(rows) > _FRAGMENT_LIMIT:
+                    continue
+                weight = self.config.phrase_fragments / math.log2(1 + len(rows))
+                for row in rows:
+                    extra[row] = extra.get(row, 0.0) + weight
+            for row, value in extra.items():
+                hits[row] = hits.get(row, 0.0) + value
         return _order(hits)[: self.config.candidates_per_signal]
 
     def _dense(self, analysis: QueryAnalysis) -> list[tuple[int, float]]:
@@ -280,15 +297,17 @@ class HybridRetriever:
         the hub penalty; the docs, legacy, generated and sibling penalties are applied
         again after the fusion, so they hold."""
         vectors = self.index.vectors
-        if self.embedder is None or vectors is None or not ranked:
+        if not ranked:
             return ranked
         cfg = self.config
         head = ranked[: cfg.rerank_depth]
         rows = [row for row, _ in head]
+        if self.embedder is None or vectors is None:
+            return self._lexical_precision(analysis, ranked, explanations)
         matrix = np.asarray(vectors[rows], dtype=np.float32)
         has = np.linalg.norm(matrix, axis=1) > 0
         if not has.any():
-            return ranked
+            return self._lexical_precision(analysis, ranked, explanations)
         query = np.asarray(self.embedder.embed_query(analysis.raw), dtype=np.float32)
         cosine = matrix @ query
         dense_order = sorted(
@@ -320,6 +339,34 @@ class HybridRetriever:
             scale = floor * 0.999 / tail[0][1]
             tail = [(row, score * scale) for row, score in tail]
         return fused + tail
+
+    def _lexical_precision(
+        self,
+        analysis: QueryAnalysis,
+        ranked: list[tuple[int, float]],
+        explanations: dict[int, Explanation],
+    ) -> list[tuple[int, float]]:
+        """Without the model: the top ``rerank_depth`` times the same query-term
+        coverage and hub factors the model rerank applies, the rest kept below them."""
+        cfg = self.config
+        if cfg.lexical_precision <= 0:
+            return ranked
+        head = ranked[: cfg.rerank_depth]
+        coverage = (
+            self.index.lexical.coverage(analysis.terms) if cfg.coverage_strength > 0 else None
+        )
+        rescored: list[tuple[int, float]] = []
+        for row, score in head:
+            exp = explanations[row]
+            factor = self._precision(row, coverage, analysis, exp) ** cfg.lexical_precision
+            exp.final = score * factor
+            rescored.append((row, exp.final))
+        rescored.sort(key=lambda rs: (-rs[1], self.index.chunks[rs[0]].chunk_id))
+        tail = ranked[cfg.rerank_depth :]
+        if tail and rescored and tail[0][1] > rescored[-1][1]:
+            scale = rescored[-1][1] * 0.999 / tail[0][1]
+            tail = [(row, score * scale) for row, score in tail]
+        return rescored + tail
 
     def _search_issue(self, analysis: QueryAnalysis, context: Context | None) -> SearchResult:
         """An issue report: files by aggregated evidence, their best chunks in order."""
@@ -359,6 +406,10 @@ class HybridRetriever:
             # it defines a name the asker wrote as code (a plain English word such as
             # "group" that happens to name a function earns no boost)
             factors["symbol"] = cfg.symbol_boost
+        if cfg.name_match > 0 and chunk.symbol is not None and not analysis.identifiers:
+            named_by_query = self._name_match(chunk.symbol, analysis)
+            if named_by_query > 0:
+                factors["name"] = 1.0 + cfg.name_match * named_by_query
         if chunk.kind == "module" and chunk.end_line - chunk.start_line < 2:
             # a line or two of imports or glue: rarely what anyone asked for
             factors["thin"] = cfg.thin_factor
@@ -381,6 +432,33 @@ class HybridRetriever:
             if boost != 1.0:
                 factors["context"] = boost
         return factors
+
+    def _name_match(self, symbol: str, analysis: QueryAnalysis) -> float:
+        """How much of a chunk's name (its last two segments, identifiers split) the
+        query's words spell: ``defaultMultipartMemory`` for "the default memory limit
+        for multipart forms". The share of the name's parts the query holds, times how
+        many it holds (up to three), so one common word naming a one-word symbol counts
+        for a third."""
+        parts = self._name_parts.get(symbol)
+        if parts is None:
+            words = _NAME_WORD.findall(symbol)[-2:]
+            found: set[str] = set()
+            for word in words:
+                pieces = split_identifier(word)
+                for piece in pieces[1:] if len(pieces) > 1 else pieces:
+                    if len(piece) >= 2 and not piece.isdigit():
+                        found.add(stem(piece))
+            parts = self._name_parts[symbol] = frozenset(found)
+        if not parts:
+            return 0.0
+        terms = self._query_terms(analysis)
+        matched = len(parts & terms)
+        return (matched / len(parts)) * min(matched, 3) / 3
+
+    def _query_terms(self, analysis: QueryAnalysis) -> frozenset[str]:
+        if self._terms_of[0] is not analysis:
+            self._terms_of = (analysis, frozenset(analysis.terms))
+        return self._terms_of[1]
 
     def _role_factor(self, chunk: IndexedChunk, analysis: QueryAnalysis) -> float:
         """How much the query's intent prefers the chunk's role, softened by role_strength."""
@@ -559,6 +637,7 @@ class HybridRetriever:
         )
 
 
+_NAME_WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _TESTING = re.compile(r"(?:^|/)(?:test|tests|testing|fixtures?|mocks?|fakes?)(?:/|\.\w+$)")
 _VERSION_WORD = re.compile(r"\bv\d+\b")
 
@@ -593,6 +672,21 @@ def _qualifier_verdict(names: tuple[str, ...], qualified: list[list[str]]) -> st
             if len(parts) >= 2:
                 verdict = "sibling"
     return verdict
+
+
+_FRAGMENT_LIMIT = 20
+
+
+def _fragments(phrases: tuple[str, ...]) -> list[str]:
+    """The distinct three-word runs of the phrases, in order (at most 24)."""
+    out: dict[str, None] = {}
+    for phrase in phrases:
+        words = phrase.split()
+        for i in range(len(words) - 2):
+            window = " ".join(words[i : i + 3])
+            if len(window) >= 8 and window != phrase:
+                out[window] = None
+    return list(out)[:24]
 
 
 def _order(scores: dict[int, float]) -> list[tuple[int, float]]:
