@@ -167,3 +167,86 @@ def test_rerank_embeds_source_only_and_keeps_docs_and_legacy_below(tmp_path: Pat
     # the same index without a model at query time: the lexical ranking, no rerank
     lexical = HybridRetriever(index).retrieve(query, case_id="c", attempt_id="a")
     assert "rerank" not in lexical.debug["signals"]
+
+
+class _CountingEmbedder:
+    """The hash provider, counting the queries it is asked to embed."""
+
+    def __init__(self) -> None:
+        from codegold.index.embed import HashEmbedder
+
+        self._inner = HashEmbedder(64)
+        self.name = self._inner.name
+        self.dimension = self._inner.dimension
+        self.queries = 0
+
+    def identity(self) -> dict[str, object]:
+        return self._inner.identity()
+
+    def embed_documents(self, texts: list[str]) -> object:
+        return self._inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> object:
+        self.queries += 1
+        return self._inner.embed_query(text)
+
+
+def test_the_same_query_is_embedded_once_per_retriever(tmp_path: Path) -> None:
+    embedder = _CountingEmbedder()
+    index = _index(tmp_path, {"net/backoff.py": BACKOFF}, embedder=embedder)
+    retriever = HybridRetriever(index, embedder=embedder)  # type: ignore[arg-type]
+    query = "how long do we wait before retrying?"
+    first = retriever.search(query).ranked
+    assert retriever.search(query).ranked == first
+    retriever.search("split a raw header line")
+    assert embedder.queries == 2
+
+
+def test_the_lexical_path_still_weighs_coverage_and_hubs(tmp_path: Path) -> None:
+    """Without a model the top of the ranking still gets the query-term coverage factor."""
+    index = _index(tmp_path, {"net/backoff.py": BACKOFF})
+    result = HybridRetriever(index).search("how long before the next retry, with jitter?")  # type: ignore[arg-type]
+    top = result.ranked[0][0]
+    assert index.chunks[top].symbol == "compute_delay"  # type: ignore[attr-defined]
+    assert "coverage" in result.explanations[top].factors
+    off = HybridRetriever(index, RetrieverConfig(lexical_precision=0)).search("retry jitter")  # type: ignore[arg-type]
+    assert all("coverage" not in e.factors for e in off.explanations.values())
+
+
+TEMPLATED = """def check_callable(options, opt):
+    if not callable(options.get(opt)):
+        raise TypeError(f"option {opt} must be a function")
+"""
+
+DISTRACTOR = '''def option_function(option, function):
+    """Pass an option a function: the option serialize takes a function, the option
+    encode takes a function; a TypeError option is an option without a function."""
+    return {option: function}
+'''
+
+
+def test_a_message_printed_from_a_template_finds_the_raising_site(tmp_path: Path) -> None:
+    """The pasted message holds a value (``serialize``) the code never spells: its
+    rare three-word runs still find the raising site above a chunk full of its words."""
+    index = _index(tmp_path, {"lib/validator.py": TEMPLATED, "lib/options.py": DISTRACTOR})
+    query = "TypeError: option serialize must be a function"
+
+    def top(config: RetrieverConfig) -> tuple[str | None, set[str]]:
+        result = HybridRetriever(index, config).search(query)  # type: ignore[arg-type]
+        row = result.ranked[0][0]
+        return index.chunks[row].symbol, set(result.explanations[row].signals)  # type: ignore[attr-defined]
+
+    symbol, signals = top(RetrieverConfig())
+    assert symbol == "check_callable" and "phrase" in signals
+    # the whole message is in no chunk: without its runs the phrase signal is silent
+    assert "phrase" not in top(RetrieverConfig(phrase_fragments=0))[1]
+
+
+def test_the_builtin_model_embeds_queries_in_a_one_thread_session() -> None:
+    embedder = _builtin()
+    from codegold.index.embed import BuiltinEmbedder
+
+    two = BuiltinEmbedder(threads=2)
+    assert two.query_threads == 1 and embedder.query_threads == 1  # type: ignore[attr-defined]
+    text = "how long do we wait before retrying a failed request?"
+    assert two.embed_query(text).tobytes() == two.embed_documents([text])[0].tobytes()

@@ -221,6 +221,7 @@ class MiniLMOnnx:
             ort: Any = importlib.import_module("onnxruntime")
         except ImportError as exc:
             raise missing_extra("embed", "the built-in embedding model") from exc
+        self.path = path
         self.runtime = f"onnxruntime {getattr(ort, '__version__', 'unknown')}"
         options = ort.SessionOptions()
         options.intra_op_num_threads = max(1, threads)

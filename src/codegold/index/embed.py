@@ -49,6 +49,7 @@ from codegold.registry import Registry
 
 ENTRY_POINT_GROUP = "codegold.embedders"
 THREADS_ENV = "CODEGOLD_EMBED_THREADS"
+QUERY_THREADS_ENV = "CODEGOLD_EMBED_QUERY_THREADS"
 
 FloatMatrix = npt.NDArray[np.float32]
 FloatVector = npt.NDArray[np.float32]
@@ -170,16 +171,16 @@ def resolve_embedder(spec: str) -> EmbeddingProvider | None:
     return get_provider(spec)
 
 
-def _threads(threads: int | None) -> int:
+def _threads(threads: int | None, *, env: str = THREADS_ENV, default: int | None = None) -> int:
     if threads is not None:
         return max(1, threads)
-    raw = os.environ.get(THREADS_ENV)
+    raw = os.environ.get(env)
     if raw:
         try:
             return max(1, int(raw))
         except ValueError as exc:
-            raise InputError(f"{THREADS_ENV} must be a whole number, got {raw!r}") from exc
-    return min(4, os.cpu_count() or 1)
+            raise InputError(f"{env} must be a whole number, got {raw!r}") from exc
+    return default if default is not None else min(4, os.cpu_count() or 1)
 
 
 def _normalise_rows(matrix: npt.NDArray[Any]) -> FloatMatrix:
@@ -198,20 +199,37 @@ class BuiltinEmbedder:
 
     Texts are cut to their first ``max_tokens`` WordPiece tokens (256 at most, the
     model's limit). ``threads`` (default ``$CODEGOLD_EMBED_THREADS``, else up to 4)
-    is onnxruntime's intra-op thread count. The same text gives byte-identical
-    vectors whatever the batch it came in.
+    is onnxruntime's intra-op thread count for documents. Queries (one short text,
+    on the search path) run in their own one-thread session, made first (the
+    documents' session is made on the first documents): a second thread saves
+    little on twenty tokens and, on a busy machine, waiting for it is what makes the
+    slow tail (``query_threads`` or ``$CODEGOLD_EMBED_QUERY_THREADS`` change it).
+    The same text gives byte-identical
+    vectors whatever the batch or thread count it came in.
     """
 
     name = "builtin"
 
-    def __init__(self, *, threads: int | None = None, max_tokens: int = 256) -> None:
+    def __init__(
+        self,
+        *,
+        threads: int | None = None,
+        max_tokens: int = 256,
+        query_threads: int | None = None,
+    ) -> None:
         from codegold.index import _minilm
 
         if not 2 <= max_tokens <= _minilm.MAX_TOKENS:
             raise InputError(f"max_tokens must be between 2 and {_minilm.MAX_TOKENS}")
         self.threads = _threads(threads)
+        self.query_threads = _threads(query_threads, env=QUERY_THREADS_ENV, default=1)
         self.max_tokens = max_tokens
-        self._tokenizer, self._model = _minilm.load(self.threads, max_tokens)
+        # the query session is made (and the files checked) now; the documents' session,
+        # with more threads, on the first documents
+        self._tokenizer, self._query_model = _minilm.load(self.query_threads, max_tokens)
+        self._document_model: Any = (
+            self._query_model if self.query_threads == self.threads else None
+        )
         self.dimension = _minilm.DIMENSION
 
     def identity(self) -> dict[str, Any]:
@@ -226,19 +244,24 @@ class BuiltinEmbedder:
             "maxTokens": self.max_tokens,
             "pooling": "mean",
             # another onnxruntime release may round the last bit differently
-            "runtime": self._model.runtime,
+            "runtime": self._query_model.runtime,
             "weightsSha256": _minilm.WEIGHTS_SHA256,
             "vocabSha256": _minilm.VOCAB_SHA256,
         }
 
     def embed_documents(self, texts: Sequence[str]) -> FloatMatrix:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        if texts and self._document_model is None:
+            from codegold.index import _minilm
+
+            self._document_model = _minilm.MiniLMOnnx(self._query_model.path, self.threads)
         for i, text in enumerate(texts):
-            out[i] = self._model.encode(self._tokenizer.encode(text))
+            out[i] = self._document_model.encode(self._tokenizer.encode(text))
         return out
 
     def embed_query(self, text: str) -> FloatVector:
-        return self._model.encode(self._tokenizer.encode(text))
+        result: FloatVector = self._query_model.encode(self._tokenizer.encode(text))
+        return result
 
 
 def _builtin_factory(argument: str) -> EmbeddingProvider:

@@ -111,6 +111,8 @@ class RetrieverConfig:
     symbol_boost: float = 1.3
     # a chunk whose name the query's words spell (see HybridRetriever._name_match)
     name_match: float = 0.0
+    # prose questions about behaviour: type, struct, interface and enum chunks
+    type_factor: float = 1.0
     thin_factor: float = 0.5
     collapse_duplicates: bool = True
     max_per_symbol: int = 2

@@ -67,6 +67,7 @@ class HybridRetriever:
         self.rewriter = rewriter
         self.embedder = embedder if index.vectors is not None else None
         self._name_parts: dict[str, frozenset[str]] = {}
+        self._query_vectors: dict[str, Any] = {}
         self._terms_of: tuple[object, frozenset[str]] = (None, frozenset())
 
     # -- signals ---------------------------------------------------------------
@@ -157,9 +158,22 @@ class HybridRetriever:
     def _dense(self, analysis: QueryAnalysis) -> list[tuple[int, float]]:
         if self.embedder is None or self.index.vectors is None:
             return []
-        query = self.embedder.embed_query(analysis.raw)
+        query = self._query_vector(analysis.raw)
         hits = vector_search(self.index.vectors, query, self.config.candidates_per_signal)
         return [(row, score) for row, score in hits if score > 0]
+
+    def _query_vector(self, text: str) -> Any:
+        """The query's embedding, computed once per retriever: a run that asks the same
+        question again (retries, repeats, tune's trials) pays for the model once."""
+        vector = self._query_vectors.get(text)
+        if vector is None:
+            assert self.embedder is not None
+            vector = np.asarray(self.embedder.embed_query(text), dtype=np.float32)
+            vector.setflags(write=False)
+            if len(self._query_vectors) >= _QUERY_CACHE:
+                self._query_vectors.pop(next(iter(self._query_vectors)))
+            self._query_vectors[text] = vector
+        return vector
 
     # -- fusion and reranking ---------------------------------------------------
 
@@ -308,7 +322,7 @@ class HybridRetriever:
         has = np.linalg.norm(matrix, axis=1) > 0
         if not has.any():
             return self._lexical_precision(analysis, ranked, explanations)
-        query = np.asarray(self.embedder.embed_query(analysis.raw), dtype=np.float32)
+        query = self._query_vector(analysis.raw)
         cosine = matrix @ query
         dense_order = sorted(
             (i for i in range(len(rows)) if has[i]), key=lambda i: (-float(cosine[i]), rows[i])
@@ -410,6 +424,16 @@ class HybridRetriever:
             named_by_query = self._name_match(chunk.symbol, analysis)
             if named_by_query > 0:
                 factors["name"] = 1.0 + cfg.name_match * named_by_query
+        if (
+            cfg.type_factor != 1.0
+            and chunk.kind in HUB_KINDS
+            and chunk.kind != "module"
+            and not analysis.identifiers
+            and analysis.intent in (Intent.DEFINITION, Intent.GENERAL)
+        ):
+            # a question in prose about behaviour is answered by code that acts, not by
+            # the type or interface that names the same nouns
+            factors["shape"] = cfg.type_factor
         if chunk.kind == "module" and chunk.end_line - chunk.start_line < 2:
             # a line or two of imports or glue: rarely what anyone asked for
             factors["thin"] = cfg.thin_factor
@@ -675,6 +699,7 @@ def _qualifier_verdict(names: tuple[str, ...], qualified: list[list[str]]) -> st
 
 
 _FRAGMENT_LIMIT = 20
+_QUERY_CACHE = 4096
 
 
 def _fragments(phrases: tuple[str, ...]) -> list[str]:
