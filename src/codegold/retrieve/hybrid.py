@@ -139,7 +139,7 @@ class HybridRetriever:
             weight = len(phrase.split()) / math.log2(1 + len(rows))
             for row in rows:
                 hits[row] = max(hits.get(row, 0.0), weight)
-        if self.config.phrase_fragments > 0:
+        if self.config.phrase_fragments > 0 and (analysis.errors or _MESSAGE.search(analysis.raw)):
             # a message printed from a template ("%s/%d is not defined", `option ${x}
             # must be ${y}`) holds values the code never spells: its three-word runs
             # still name the raising site, each by how rare it is
@@ -699,6 +699,8 @@ def _qualifier_verdict(names: tuple[str, ...], qualified: list[list[str]]) -> st
 
 
 _FRAGMENT_LIMIT = 20
+#: signs of a pasted program message (not a statement in prose)
+_MESSAGE = re.compile(r"\b(?:error|warning|exception|fatal|panic|failed)\b|\w:\s", re.I)
 _QUERY_CACHE = 4096
 
 
