@@ -291,6 +291,10 @@ class HybridRetriever:
         factor = 1.0
         if coverage is not None:
             share = float(coverage[row])
+            if "legacy" in exp.factors or "generated" in exp.factors:
+                # a legacy or generated copy covers the words as well as the code in
+                # use: it earns no credit for that, so its penalty holds
+                share = 0.0
             exp.factors["coverage"] = 1.0 - cfg.coverage_strength * (1.0 - share)
             factor *= exp.factors["coverage"]
         lines = chunk.end_line - chunk.start_line + 1
