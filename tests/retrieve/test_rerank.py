@@ -250,3 +250,20 @@ def test_the_builtin_model_embeds_queries_in_a_one_thread_session() -> None:
     assert two.query_threads == 1 and embedder.query_threads == 1  # type: ignore[attr-defined]
     text = "how long do we wait before retrying a failed request?"
     assert two.embed_query(text).tobytes() == two.embed_documents([text])[0].tobytes()
+
+
+def test_a_chunk_without_a_vector_keeps_its_lexical_place_through_the_rerank(
+    tmp_path: Path,
+) -> None:
+    """Tests are not embedded: the model has no opinion on them, so a test the query
+    names stays first instead of falling behind every embedded chunk."""
+    embedder = _builtin()
+    files = {
+        "net/backoff.py": BACKOFF,
+        "tests/test_backoff.py": "def test_delay_grows():\n    assert compute_delay(0) <= 0.5\n",
+    }
+    index = _index(tmp_path, files, embedder=embedder)
+    result = HybridRetriever(index, embedder=embedder).search("where is test_delay_grows defined")  # type: ignore[arg-type]
+    top = result.ranked[0][0]
+    assert index.chunks[top].symbol == "test_delay_grows"  # type: ignore[attr-defined]
+    assert any("rerank" in e.signals for e in result.explanations.values())

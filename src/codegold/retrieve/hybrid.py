@@ -338,15 +338,26 @@ class HybridRetriever:
         )
         fused: list[tuple[int, float]] = []
         for lex_rank, (row, _) in enumerate(head, start=1):
-            value = 1.0 / (k + lex_rank)
             exp = explanations[row]
-            if row in dense_rank:
-                value += cfg.w_rerank / (k + dense_rank[row])
-                exp.signals["rerank"] = (dense_rank[row], round(float(cosine[rows.index(row)]), 6))
-            value *= self._precision(row, coverage, analysis, exp)
+            # the lexical rank already holds every first-stage factor (role, docs,
+            # legacy, generated, sibling); those penalties also cap what the model can
+            # add, so a legacy copy or a sibling the model likes stays below
+            penalty = 1.0
             for name in ("legacy", "generated", "qualifier"):
-                value *= exp.factors.get(name, 1.0)
-            if self.index.chunks[row].role in ("docs", "test", "migration", "generated"):
+                penalty *= exp.factors.get(name, 1.0)
+            value = 1.0 / (k + lex_rank)
+            if row in dense_rank:
+                value += penalty * cfg.w_rerank / (k + dense_rank[row])
+                exp.signals["rerank"] = (dense_rank[row], round(float(cosine[rows.index(row)]), 6))
+            else:
+                # no vector (tests, docs, config are not embedded): the model has no
+                # opinion, so the chunk keeps its lexical place instead of losing the
+                # share every embedded chunk gets
+                value += penalty * cfg.w_rerank / (k + lex_rank)
+            value *= self._precision(row, coverage, analysis, exp)
+            if self.index.chunks[row].role in ("docs", "migration", "generated"):
+                # prose pages match a question's words wholesale: their role penalty
+                # holds again after the fusion
                 value *= exp.factors.get("role", 1.0)
             exp.final = value
             fused.append((row, value))
