@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import statistics
@@ -105,6 +106,15 @@ def make_queries(root: Path, rev: str, n: int, seed: int = 11) -> list[str]:
     return out
 
 
+def _percentiles(times: list[float]) -> dict[str, float]:
+    times = sorted(times)
+    return {
+        "p50": statistics.median(times),
+        "p95": times[int(len(times) * 0.95) - 1],
+        "max": times[-1],
+    }
+
+
 def query_latency(root: Path, rev: str, queries: list[str], embedder: str) -> dict[str, float]:
     from codegold.index.embed import resolve_embedder
     from codegold.index.store import open_index
@@ -121,13 +131,38 @@ def query_latency(root: Path, rev: str, queries: list[str], embedder: str) -> di
         s = time.perf_counter()
         retriever.search(q)
         times.append((time.perf_counter() - s) * 1000)
-    times.sort()
-    return {
-        "load": load,
-        "p50": statistics.median(times),
-        "p95": times[int(len(times) * 0.95) - 1],
-        "max": times[-1],
+    return {"load": load, **_percentiles(times)}
+
+
+def lexical_stages(root: Path, rev: str, queries: list[str]) -> dict[str, dict[str, float]]:
+    """The lexical path with and without its later stages (the coverage and hub factors
+    over the top, the three-word runs of pasted messages), each query timed both ways in
+    turn so that both see the same load."""
+    from codegold.index.store import open_index
+    from codegold.retrieve.config import RetrieverConfig
+    from codegold.retrieve.hybrid import HybridRetriever
+
+    index = open_index(root, rev)
+    both = {
+        "with": HybridRetriever(index),
+        "without": HybridRetriever(
+            index, RetrieverConfig(lexical_precision=0.0, phrase_fragments=0.0)
+        ),
     }
+    times: dict[str, list[float]] = {name: [] for name in both}
+    for retriever in both.values():
+        retriever.search("warm up the phrase blob: no such thing")
+    for q in queries:
+        for name, retriever in both.items():
+            s = time.perf_counter()
+            retriever.search(q)
+            times[name].append((time.perf_counter() - s) * 1000)
+    return {name: _percentiles(t) for name, t in times.items()}
+
+
+def load_average() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.1f} (5 min {five:.1f})"
 
 
 def run_corpus(name: str, embedder: str, n_queries: int) -> dict[str, float]:
@@ -147,11 +182,22 @@ def run_corpus(name: str, embedder: str, n_queries: int) -> dict[str, float]:
             f"(+ cache {folder_mb(root) - folder_mb(root / 'builds'):.0f} MB); "
             f"peak RSS {cold['rssSelf']:.0f} MB main, {cold['rssWorkers']:.0f} MB per worker"
         )
-        lat = query_latency(root, revs[0], make_queries(root, revs[0], n_queries), embedder)
+        print(f"  ({load_average()} after the index)")
+        queries = make_queries(root, revs[0], n_queries)
+        lat = query_latency(root, revs[0], queries, embedder)
         print(
             f"{name} [{embedder}] query: load {lat['load']:.2f} s; {n_queries} queries "
-            f"p50 {lat['p50']:.1f} ms, p95 {lat['p95']:.1f} ms, max {lat['max']:.1f} ms"
+            f"p50 {lat['p50']:.1f} ms, p95 {lat['p95']:.1f} ms, max {lat['max']:.1f} ms "
+            f"({load_average()})"
         )
+        if embedder == "none":
+            stages = lexical_stages(root, revs[0], queries)
+            print(
+                f"{name} [none] lexical path, same queries interleaved: with the later stages "
+                f"p50 {stages['with']['p50']:.2f} / p95 {stages['with']['p95']:.2f} ms, "
+                f"without p50 {stages['without']['p50']:.2f} / p95 "
+                f"{stages['without']['p95']:.2f} ms ({load_average()})"
+            )
         if len(revs) > 1:
             warm = index_once(repo, revs[1], root, embedder)
             changed = git(repo, "diff", "--name-only", revs[0], revs[1]).count("\n") + 1

@@ -89,12 +89,12 @@ class RetrieverConfig:
 
     fusion: str = "rrf"
     rrf_k: float = 20.0
-    w_lexical: float = 1.0
+    w_lexical: float = 3.0
     w_symbol: float = 1.5
     w_reference: float = 0.3
     w_dense: float = 0.5
     w_path: float = 1.0
-    w_phrase: float = 1.5
+    w_phrase: float = 3.0
     # three-word runs of a pasted message, each found in few chunks (0: off)
     phrase_fragments: float = 1.0
     candidates_per_signal: int = 100
