@@ -22,7 +22,7 @@ import numpy as np
 from codegold.index.store import LoadedIndex
 from codegold.index.tokenize import STOPWORDS, tokenize, tokenize_query
 from codegold.retrieve.config import RetrieverConfig
-from codegold.retrieve.query import QueryAnalysis, code_spans
+from codegold.retrieve.query import QueryAnalysis, code_spans, looks_like_code
 
 _DOTTED_MODULE = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
 _IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\s+([\w, ()]+)|import\s+([\w., ]+))", re.M)
@@ -131,6 +131,7 @@ class ReportTerms:
     weights: dict[str, float]
     code_identifiers: tuple[str, ...]
     text: str  # title and cleaned body
+    title_identifiers: tuple[str, ...] = ()  # code the title names
 
 
 def report_terms(analysis: QueryAnalysis, cfg: RetrieverConfig) -> ReportTerms:
@@ -162,7 +163,25 @@ def report_terms(analysis: QueryAnalysis, cfg: RetrieverConfig) -> ReportTerms:
         code.update(tokenize(func))
     for term, c in code.items():
         weights[term] = weights.get(term, 0.0) + cfg.issue_code_weight * (1.0 + math.log(c))
-    return ReportTerms(weights, tuple(dict.fromkeys(identifiers)), text)
+    return ReportTerms(
+        weights, tuple(dict.fromkeys(identifiers)), text, tuple(title_identifiers(title))
+    )
+
+
+_TITLE_CODE = re.compile(r"`([^`]+)`|([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)|([A-Za-z_]\w*)(?=\()")
+
+
+def title_identifiers(title: str) -> list[str]:
+    """The code a report's title names: backticked spans, dotted names, calls, and
+    words written like code (``snake_case``, ``camelCase``)."""
+    found: list[str] = []
+    for m in _TITLE_CODE.finditer(title):
+        if m.group(1) is not None:
+            found.extend(_CODE_WORD.findall(m.group(1)))
+        else:
+            found.append(m.group(2) or m.group(3))
+    found.extend(w for w in re.findall(r"[A-Za-z_]\w*", title) if looks_like_code(w))
+    return [w for w in dict.fromkeys(found) if len(w) >= 3 and w.lower() not in STOPWORDS]
 
 
 def query_weights(analysis: QueryAnalysis, cfg: RetrieverConfig) -> dict[str, float]:
@@ -329,12 +348,19 @@ def gather(
         for hit in _module_files(name, file_row):
             ev(hit).module = 1.0
     table = index.symbols
-    names = list(dict.fromkeys([*terms.code_identifiers, *(f for _, f in analysis.frames)]))
+    in_title = set(terms.title_identifiers)
+    names = list(
+        dict.fromkeys(
+            [*terms.title_identifiers, *terms.code_identifiers, *(f for _, f in analysis.frames)]
+        )
+    )
     for name in names:
         found = table.definitions(name.rsplit(".", 1)[-1]) if name else []
         if not found or len(found) > 50:
             continue
         share = 1.0 / math.log2(1 + len(found))
+        if name in in_title:
+            share *= cfg.issue_title_definition_factor
         for path in {chunks[r].file for r in found}:
             ev(path).definition += share
     for path, e in evidence.items():
