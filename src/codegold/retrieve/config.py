@@ -136,13 +136,13 @@ class RetrieverConfig:
     # issue reports (a pasted bug report): files ranked by aggregated evidence
     issue_reports: bool = True
     issue_chunk_weight: float = 1.5
-    issue_file_weight: float = 1.0
+    issue_file_weight: float = 1.5
     issue_chunk_decay: float = 0.5
-    issue_chunk_top: int = 3
+    issue_chunk_top: int = 2
     issue_code_weight: float = 1.0
     issue_frame_weight: float = 0.5
-    issue_path_weight: float = 0.5
-    issue_module_weight: float = 0.25
+    issue_path_weight: float = 1.0
+    issue_module_weight: float = 0.0
     issue_definition_weight: float = 0.5
     issue_test_factor: float = 0.3
     issue_docs_factor: float = 0.3
