@@ -28,7 +28,7 @@ from codegold.corpus.inventory import build_inventory
 from codegold.corpus.model import FileRole, FileStatus, InventoryEntry
 from codegold.corpus.policy import PathPolicy
 from codegold.index.cache import BuildCache
-from codegold.index.lexical import TermCounts, WholeFile, int32_bytes, merge_indexes
+from codegold.index.lexical import IndexMerger, TermCounts, WholeFile, int32_bytes
 from codegold.index.manifest import IndexManifest
 from codegold.index.store import (
     FILE_LEXICAL,
@@ -43,7 +43,7 @@ from codegold.index.store import (
     read_manifest,
     verify_build,
 )
-from codegold.index.symbols import TABLES, KeyPostings, SymbolTable, chunk_keys
+from codegold.index.symbols import TABLES, KeyPostings, SymbolMerger, chunk_keys
 from codegold.index.tokenize import path_tokens
 from codegold.index.vectors import save_vectors
 
@@ -294,32 +294,22 @@ def _build_into(
     cache = BuildCache(where.cache)
     stats: dict[str, int] = {}
     try:
-        records = _chunk_all(jobs, cache, options, progress, stats)
+        assembly = _Assembly()
+        _chunk_all(jobs, cache, options, progress, stats, assembly)
         if progress:
             progress("lexical index", 0, 1)
-        per_file: dict[str, tuple[int, bool]] = {}
-        bases: list[int] = []
-        n_rows = 0
-        for job, rec in zip(jobs, records, strict=True):
-            per_file[job.path] = (rec.n_chunks, rec.parse_ok)
-            bases.append(n_rows)
-            n_rows += rec.n_chunks
-        chunk_index, file_index = merge_indexes(
-            [r.lexical for r in records], [r.whole for r in records]
-        )
+        per_file = assembly.per_file
+        n_rows = assembly.rows
+        chunk_index, file_index = assembly.lexical.finish()
         chunk_index.save(folder / "lexical")
         file_index.save(folder / FILE_LEXICAL)
         del chunk_index, file_index
-        file_order = [job.path for job, r in zip(jobs, records, strict=True) if r.n_chunks]
-        write_json_atomic(folder / FILE_LEXICAL / "files.json", file_order, pretty=False)
-        SymbolTable.merge([(base, r.symbols) for base, r in zip(bases, records, strict=True)]).save(
-            folder / "symbols.msgpack"
-        )
+        write_json_atomic(folder / FILE_LEXICAL / "files.json", assembly.file_order, pretty=False)
+        assembly.symbols.finish().save(folder / "symbols.msgpack")
         with (folder / "chunks.msgpack").open("wb") as handle:
             handle.write(_array_header(n_rows))
-            for rec in records:
-                handle.write(rec.chunks)
-        del records
+            handle.writelines(assembly.chunks)
+        del assembly
         signals = ["lexical", "symbols"]
         embedding = None
         if options.embedder is not None:
@@ -383,19 +373,41 @@ def _stored(entry: InventoryEntry, chunked: tuple[int, bool] | None) -> StoredIn
     )
 
 
+class _Assembly:
+    """The build's merged state, fed every file's record in file order."""
+
+    def __init__(self) -> None:
+        self.lexical = IndexMerger()
+        self.symbols = SymbolMerger()
+        self.chunks: list[bytes] = []
+        self.per_file: dict[str, tuple[int, bool]] = {}
+        self.file_order: list[str] = []  # files with chunks: the whole-file index's rows
+        self.rows = 0
+
+    def add(self, job: _FileJob, record: _FileRecord) -> None:
+        self.per_file[job.path] = (record.n_chunks, record.parse_ok)
+        self.lexical.add(record.lexical, record.whole)
+        self.symbols.add(self.rows, record.symbols)
+        self.chunks.append(record.chunks)
+        if record.n_chunks:
+            self.file_order.append(job.path)
+        self.rows += record.n_chunks
+
+
 def _chunk_all(
     jobs: Sequence[_FileJob],
     cache: BuildCache,
     options: BuildOptions,
     progress: Progress | None,
     stats: dict[str, int],
-) -> list[_FileRecord]:
-    """Every job's record, from the cache or chunked; with a pool, the cached records
-    are decoded and each finished batch stored while the workers go on."""
+    assembly: _Assembly,
+) -> None:
+    """Every job's record, from the cache or chunked, into ``assembly`` in file order.
+    With a pool, the main process decodes, stores and merges what it has (cached
+    records, finished batches) while the workers go on."""
     version = chunker_version(options.chunker)
     keys = [_cache_key(j, version) for j in jobs]
     decoder = msgspec.msgpack.Decoder(_FileRecord)
-    records: dict[int, _FileRecord] = {}
     cached = cache.get_many("files", keys)
     todo = [i for i, key in enumerate(keys) if key not in cached]
     stats["filesFromCache"] = len(jobs) - len(todo)
@@ -405,13 +417,16 @@ def _chunk_all(
     if progress:
         progress("chunking", 0, len(todo))
     if workers <= 1 or total_bytes < POOL_MIN_BYTES:
-        fresh: dict[int, bytes] = {}
-        for n, i in enumerate(todo, start=1):
-            fresh[i] = _chunk_job(jobs[i], options.chunker, version)
-            if progress and n % 200 == 0:
-                progress("chunking", n, len(todo))
-        cache.put_many("files", ((keys[i], raw) for i, raw in fresh.items()))
-        records.update((i, decoder.decode(raw)) for i, raw in fresh.items())
+        fresh: list[tuple[str, bytes]] = []
+        for i, key in enumerate(keys):
+            raw = cached.get(key)
+            if raw is None:
+                raw = _chunk_job(jobs[i], options.chunker, version)
+                fresh.append((key, raw))
+                if progress and len(fresh) % 200 == 0:
+                    progress("chunking", len(fresh), len(todo))
+            assembly.add(jobs[i], decoder.decode(raw))
+        cache.put_many("files", fresh)
     else:
         target = max(100_000, total_bytes // (workers * 12))
         batches = _batches(todo, jobs, target_bytes=target)
@@ -421,26 +436,37 @@ def _chunk_all(
             for batch in batches
         ]
         done = 0
+        waiting: dict[int, _FileRecord] = {}
+        following = 0  # the next file assembly takes
+
+        def follow() -> None:
+            nonlocal following
+            while following < len(jobs):
+                key = keys[following]
+                if key in cached:
+                    record = decoder.decode(cached.pop(key))
+                elif following in waiting:
+                    record = waiting.pop(following)
+                else:
+                    return
+                assembly.add(jobs[following], record)
+                following += 1
+
         with ProcessPoolExecutor(max_workers=workers) as pool:
             results = pool.map(_work, payloads)
             del payloads
-            # meanwhile: the main process decodes what the cache had
-            records.update(
-                (i, decoder.decode(cached[k])) for i, k in enumerate(keys) if k in cached
-            )
+            follow()  # meanwhile: the cached files before the first one being chunked
             for batch, raw in zip(batches, results, strict=True):
                 outs = msgspec.msgpack.decode(raw, type=list[bytes])
                 cache.put_many("files", zip((keys[i] for i in batch), outs, strict=True))
-                records.update(zip(batch, map(decoder.decode, outs), strict=True))
+                waiting.update(zip(batch, map(decoder.decode, outs), strict=True))
+                follow()
                 done += len(batch)
                 if progress:
                     progress("chunking", done, len(todo))
+        follow()
     if progress:
         progress("chunking", len(todo), len(todo))
-    for i, key in enumerate(keys):
-        if i not in records:
-            records[i] = decoder.decode(cached[key])
-    return [records[i] for i in range(len(jobs))]
 
 
 def _batches(todo: list[int], jobs: Sequence[_FileJob], *, target_bytes: int) -> list[list[int]]:

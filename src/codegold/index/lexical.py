@@ -208,47 +208,86 @@ class WholeFile(msgspec.Struct, array_like=True):
     length: int
 
 
-def _vocabulary(
-    terms: Sequence[Sequence[str]],
-) -> tuple[dict[str, int], npt.NDArray[np.int32], npt.NDArray[np.int64]]:
-    """One vocabulary for runs that each number their own ``terms`` (first occurrence
-    decides the order, run after run); the global id of every run's every term,
-    concatenated, and where each run's start in it. No Python loop per term."""
-    first = dict.fromkeys(chain.from_iterable(terms))
-    vocab = dict(zip(first, range(len(first)), strict=True))
-    sizes = [len(t) for t in terms]
-    flat = np.fromiter(map(vocab.__getitem__, chain.from_iterable(terms)), np.int32, sum(sizes))
-    starts = np.zeros(len(sizes), dtype=np.int64)
-    if sizes:
-        np.cumsum(sizes[:-1], out=starts[1:])
-    return vocab, flat, starts
+class Vocabulary:
+    """Terms numbered by first occurrence, run after run (each run's terms distinct)."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+
+    def add(self, terms: Sequence[str]) -> npt.NDArray[np.int32]:
+        """The global id of each of ``terms``, new ones numbered in their order."""
+        ids = self.ids
+        new = [t for t in terms if t not in ids]
+        if new:
+            start = len(ids)
+            ids.update(zip(new, range(start, start + len(new)), strict=True))
+        return np.fromiter(map(ids.__getitem__, terms), np.int32, len(terms))
 
 
-def _renumber(
-    flat: npt.NDArray[np.int32], starts: npt.NDArray[np.int64], local_ids: Sequence[bytes]
-) -> npt.NDArray[np.int32]:
-    """Every run's ``local_ids`` (int32 indexes into its terms) as global ids."""
-    local = [np.frombuffer(raw, dtype=np.int32) for raw in local_ids]
-    if not local:
-        return np.zeros(0, dtype=np.int32)
-    offsets = np.repeat(starts, [len(a) for a in local])
-    out: npt.NDArray[np.int32] = flat[np.concatenate(local) + offsets]
+def renumber(global_of_local: npt.NDArray[np.int32], local_ids: bytes) -> npt.NDArray[np.int32]:
+    """``local_ids`` (int32 indexes into a run's terms) as global ids."""
+    out: npt.NDArray[np.int32] = global_of_local[np.frombuffer(local_ids, dtype=np.int32)]
     return out
 
 
-def global_ids(
-    terms: Sequence[Sequence[str]], local_ids: Sequence[bytes]
-) -> tuple[dict[str, int], npt.NDArray[np.int32]]:
-    """:func:`_vocabulary`, and every run's ``local_ids`` renumbered into it."""
-    vocab, flat, starts = _vocabulary(terms)
-    return vocab, _renumber(flat, starts, local_ids)
+def _concat(arrays: Sequence[npt.NDArray[np.int32]]) -> npt.NDArray[np.int32]:
+    return np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int32)
+
+
+class IndexMerger:
+    """The chunk index and the whole-file index from files' cached contributions,
+    fed in file order (as they arrive), each array identical to what a
+    :class:`BM25Builder` fed the same tokens makes."""
+
+    def __init__(self) -> None:
+        self.vocab = Vocabulary()
+        self._ids: list[npt.NDArray[np.int32]] = []
+        self._parts: list[TermCounts] = []
+        self._file_ids: list[npt.NDArray[np.int32]] = []
+        self._files: list[WholeFile] = []
+
+    def add(self, chunks: TermCounts, whole: WholeFile | None) -> None:
+        """One file: its chunks' term counts and, when it has chunks, the file as one
+        document (``whole`` numbers its terms in ``chunks.terms``)."""
+        global_of_local = self.vocab.add(chunks.terms)
+        self._ids.append(renumber(global_of_local, chunks.term_ids))
+        self._parts.append(chunks)
+        if whole is not None:
+            self._file_ids.append(renumber(global_of_local, whole.term_ids))
+            self._files.append(whole)
+
+    def finish(self, params: BM25Params = BM25Params()) -> tuple[BM25Index, BM25Index]:
+        vocab = self.vocab.ids
+        chunk_index = _from_postings(vocab, _concat(self._ids), self._parts, params)
+        by_chunk_id = _concat(self._file_ids)
+        # the file index's own vocabulary: first occurrence over the file documents
+        seen, first = np.unique(by_chunk_id, return_index=True)
+        order = seen[np.argsort(first, kind="stable")]
+        dense = np.zeros(len(vocab), dtype=np.int32)
+        dense[order] = np.arange(len(order), dtype=np.int32)
+        names = list(vocab)
+        file_vocab = dict(
+            zip(map(names.__getitem__, order.tolist()), range(len(order)), strict=True)
+        )
+        wholes = self._files
+        docs = TermCounts(
+            terms=[],
+            term_ids=b"",
+            counts=b"".join(f.counts for f in wholes),
+            postings=int32_bytes(len(f.counts) // 4 for f in wholes),
+            lengths=int32_bytes(f.length for f in wholes),
+        )
+        file_index = _from_postings(file_vocab, dense[by_chunk_id], [docs], params)
+        return chunk_index, file_index
 
 
 def merge_term_counts(parts: Sequence[TermCounts], params: BM25Params = BM25Params()) -> BM25Index:
     """One index over runs of documents, in order: identical, array for array, to a
     :class:`BM25Builder` fed every run's documents token by token."""
-    vocab, ids = global_ids([p.terms for p in parts], [p.term_ids for p in parts])
-    return _from_postings(vocab, ids, parts, params)
+    merger = IndexMerger()
+    for part in parts:
+        merger.add(part, None)
+    return merger.finish(params)[0]
 
 
 def _from_postings(
@@ -270,32 +309,11 @@ def merge_indexes(
     files: Sequence[WholeFile | None],
     params: BM25Params = BM25Params(),
 ) -> tuple[BM25Index, BM25Index]:
-    """The chunk index (:func:`merge_term_counts` of ``chunks``) and the whole-file
-    index, one document per file that has one (``files[i]`` numbers its terms in
-    ``chunks[i]``), each as a :class:`BM25Builder` fed the same tokens would make it."""
-    vocab, flat, starts = _vocabulary([p.terms for p in chunks])
-    chunk_index = _from_postings(
-        vocab, _renumber(flat, starts, [p.term_ids for p in chunks]), chunks, params
-    )
-    present = [i for i, f in enumerate(files) if f is not None]
-    wholes = [f for f in files if f is not None]
-    by_chunk_id = _renumber(flat, starts[present], [f.term_ids for f in wholes])
-    # the file index's own vocabulary: first occurrence over the file documents
-    seen, first = np.unique(by_chunk_id, return_index=True)
-    order = seen[np.argsort(first, kind="stable")]
-    dense = np.zeros(len(vocab), dtype=np.int32)
-    dense[order] = np.arange(len(order), dtype=np.int32)
-    names = list(vocab)
-    file_vocab = dict(zip(map(names.__getitem__, order.tolist()), range(len(order)), strict=True))
-    docs = TermCounts(
-        terms=[],
-        term_ids=b"",
-        counts=b"".join(f.counts for f in wholes),
-        postings=int32_bytes(len(f.counts) // 4 for f in wholes),
-        lengths=int32_bytes(f.length for f in wholes),
-    )
-    file_index = _from_postings(file_vocab, dense[by_chunk_id], [docs], params)
-    return chunk_index, file_index
+    """:class:`IndexMerger` over files at once."""
+    merger = IndexMerger()
+    for part, whole in zip(chunks, files, strict=True):
+        merger.add(part, whole)
+    return merger.finish(params)
 
 
 def _int32s(raws: Sequence[bytes]) -> npt.NDArray[np.int32]:

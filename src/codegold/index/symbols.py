@@ -10,8 +10,9 @@ from pathlib import Path
 
 import msgspec
 import numpy as np
+import numpy.typing as npt
 
-from codegold.index.lexical import global_ids, int32_bytes
+from codegold.index.lexical import Vocabulary, int32_bytes, renumber
 
 
 @lru_cache(maxsize=500_000)
@@ -66,32 +67,55 @@ class KeyPostings(msgspec.Struct, array_like=True):
         return cls(keys=list(local), key_ids=int32_bytes(ids), rows=int32_bytes(rows))
 
 
-def merge_key_postings(parts: Sequence[tuple[int, KeyPostings]]) -> dict[str, list[int]]:
-    """One table from runs of chunks, each with the row of its first chunk: the
-    same dict :meth:`SymbolTable.build` makes, keys sorted, rows ascending."""
-    vocab, ids = global_ids([p.keys for _, p in parts], [p.key_ids for _, p in parts])
-    if not vocab:
-        return {}
-    rows = np.frombuffer(b"".join(p.rows for _, p in parts), dtype=np.int32) + np.repeat(
-        np.asarray([base for base, _ in parts], dtype=np.int32),
-        [len(p.rows) // 4 for _, p in parts],
-    )
-    keys = list(vocab)
-    order = sorted(range(len(keys)), key=keys.__getitem__)
-    rank = np.empty(len(keys), dtype=np.int32)
-    rank[np.asarray(order, dtype=np.int64)] = np.arange(len(keys), dtype=np.int32)
-    ranked = rank[ids]
-    by_key = np.argsort(ranked, kind="stable")  # stable: rows stay ascending per key
-    flat: list[int] = rows[by_key].tolist()
-    ends = np.cumsum(np.bincount(ranked, minlength=len(keys)))
-    starts = [0, *ends[:-1].tolist()]
-    return dict(
-        zip(
-            map(keys.__getitem__, order),
-            map(flat.__getitem__, map(slice, starts, ends.tolist())),
-            strict=True,
+class TableMerger:
+    """One table from runs of chunks fed in row order, each with the row of its first
+    chunk: the same dict :meth:`SymbolTable.build` makes, keys sorted, rows ascending."""
+
+    def __init__(self) -> None:
+        self.vocab = Vocabulary()
+        self._ids: list[npt.NDArray[np.int32]] = []
+        self._rows: list[npt.NDArray[np.int32]] = []
+
+    def add(self, base: int, part: KeyPostings) -> None:
+        if not part.keys:
+            return
+        self._ids.append(renumber(self.vocab.add(part.keys), part.key_ids))
+        self._rows.append(np.frombuffer(part.rows, dtype=np.int32) + np.int32(base))
+
+    def finish(self) -> dict[str, list[int]]:
+        keys = list(self.vocab.ids)
+        if not keys:
+            return {}
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+        rank = np.empty(len(keys), dtype=np.int32)
+        rank[np.asarray(order, dtype=np.int64)] = np.arange(len(keys), dtype=np.int32)
+        ranked = rank[np.concatenate(self._ids)]
+        by_key = np.argsort(ranked, kind="stable")  # stable: rows stay ascending per key
+        flat: list[int] = np.concatenate(self._rows)[by_key].tolist()
+        ends = np.cumsum(np.bincount(ranked, minlength=len(keys)))
+        starts = [0, *ends[:-1].tolist()]
+        return dict(
+            zip(
+                map(keys.__getitem__, order),
+                map(flat.__getitem__, map(slice, starts, ends.tolist())),
+                strict=True,
+            )
         )
-    )
+
+
+class SymbolMerger:
+    """:class:`SymbolTable` from runs of chunks (files) fed in row order."""
+
+    def __init__(self) -> None:
+        self.tables = [TableMerger() for _ in TABLES]
+
+    def add(self, base: int, parts: Sequence[KeyPostings]) -> None:
+        for table, part in zip(self.tables, parts, strict=True):
+            table.add(base, part)
+
+    def finish(self) -> SymbolTable:
+        defs, lower, refs, norm = (t.finish() for t in self.tables)
+        return SymbolTable(defs=defs, defs_lower=lower, refs=refs, refs_norm=norm)
 
 
 def _sorted(table: dict[str, list[int]]) -> dict[str, list[int]]:
@@ -129,11 +153,10 @@ class SymbolTable(msgspec.Struct, frozen=True):
     def merge(cls, parts: Sequence[tuple[int, Sequence[KeyPostings]]]) -> SymbolTable:
         """The table of runs of chunks (each with its first row and its four
         :class:`KeyPostings`), identical to :meth:`build` over all their chunks."""
-        defs, lower, refs, norm = (
-            merge_key_postings([(base, tables[i]) for base, tables in parts])
-            for i in range(len(TABLES))
-        )
-        return cls(defs=defs, defs_lower=lower, refs=refs, refs_norm=norm)
+        merger = SymbolMerger()
+        for base, tables in parts:
+            merger.add(base, tables)
+        return merger.finish()
 
     def definitions(self, name: str) -> list[int]:
         return self.defs.get(name, [])
