@@ -13,6 +13,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,7 @@ from codegold.index.store import (
     verify_build,
 )
 from codegold.index.symbols import TABLES, KeyPostings, SymbolMerger, chunk_keys
-from codegold.index.tokenize import path_tokens
+from codegold.index.tokenize import find_words, path_tokens, word_tokens
 from codegold.index.vectors import save_vectors
 
 Progress = Callable[[str, int, int], None]
@@ -111,6 +112,33 @@ def chunk_tokens(chunk: IndexedChunk) -> list[str]:
     return [*chunk_body_tokens(chunk), *path_tokens(chunk.file)]
 
 
+class _WordTokens(dict[str, tuple[str, ...]]):
+    """Each word's tokens, computed once per process: a plain dict lookup from C
+    (``map(cache.__getitem__, words)``), cheaper than an ``lru_cache`` call."""
+
+    def __missing__(self, word: str) -> tuple[str, ...]:
+        if len(self) >= 2_000_000:
+            self.clear()
+        tokens = self[word] = word_tokens(word)
+        return tokens
+
+
+_WORDS = _WordTokens()
+
+
+def _body_counts(chunk: IndexedChunk) -> Counter[str]:
+    """The counts of :func:`chunk_body_tokens`, in its first-occurrence order: the
+    words of the text, the header and the names (twice), each split into tokens."""
+    words = find_words(chunk.text)
+    words += find_words(chunk.header)
+    names = _names(chunk)
+    if names:
+        named = find_words(" ".join(names))
+        words += named
+        words += named
+    return Counter(chain.from_iterable(map(_WORDS.__getitem__, words)))
+
+
 def _array_header(n: int) -> bytes:
     """The msgpack header of an array of ``n`` items, as msgspec writes it."""
     if n < 16:
@@ -168,7 +196,7 @@ def _chunk_job(job: _FileJob, config: ChunkerConfig, version: str) -> bytes:
         for c in result.chunks
     ]
     path = path_tokens(job.path)
-    bodies = [Counter(chunk_body_tokens(c)) for c in chunks]
+    bodies = [_body_counts(c) for c in chunks]
     docs: list[Counter[str]] = []
     whole: Counter[str] = Counter()
     for body in bodies:

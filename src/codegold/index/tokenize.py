@@ -171,14 +171,20 @@ def split_identifier(word: str) -> tuple[str, ...]:
     return (whole, *parts)
 
 
-@lru_cache(maxsize=200_000)
-def _word_tokens(word: str) -> tuple[str, ...]:
+def word_tokens(word: str) -> tuple[str, ...]:
+    """The tokens of one word (as :data:`find_words` finds them), uncached."""
     out: list[str] = []
     for part in split_identifier(word):
         if len(part) < 2 and not part.isdigit():
             continue
         out.append(stem(part))
     return tuple(out)
+
+
+_word_tokens = lru_cache(maxsize=200_000)(word_tokens)
+
+#: The words of a text, each then split into tokens by :func:`word_tokens`.
+find_words = _WORD.findall
 
 
 def tokenize(text: str) -> list[str]:
