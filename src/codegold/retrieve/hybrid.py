@@ -68,6 +68,7 @@ class HybridRetriever:
         self.embedder = embedder if index.vectors is not None else None
         self._name_parts: dict[str, frozenset[str]] = {}
         self._query_vectors: dict[str, Any] = {}
+        self._roles_for: tuple[object, Intent, dict[str, float]] = (None, Intent.GENERAL, {})
         self._terms_of: tuple[object, frozenset[str]] = (None, frozenset())
 
     # -- signals ---------------------------------------------------------------
@@ -502,10 +503,15 @@ class HybridRetriever:
     def _role_factor(self, chunk: IndexedChunk, analysis: QueryAnalysis) -> float:
         """How much the query's intent prefers the chunk's role, softened by role_strength."""
         cfg = self.config
-        intent = analysis.intent
-        if intent is Intent.GENERAL and (analysis.errors or analysis.paths):
-            intent = Intent.DEFINITION
-        prefs = cfg.role_preferences.get(intent.value) or cfg.role_preferences["general"]
+        if self._roles_for[0] is not analysis:
+            intent = analysis.intent
+            if intent is Intent.GENERAL and (analysis.errors or analysis.paths):
+                intent = Intent.DEFINITION
+            prefs = cfg.role_preferences.get(intent.value) or cfg.role_preferences["general"]
+            # one table per query: role -> factor (the per-chunk work is a lookup)
+            table = {role: 1.0 - cfg.role_strength * (1.0 - v) for role, v in prefs.items()}
+            self._roles_for = (analysis, intent, table)
+        _, intent, table = self._roles_for
         role = chunk.role
         if (
             intent is Intent.TEST
@@ -513,8 +519,8 @@ class HybridRetriever:
             and _TESTING.search(chunk.file)
         ):
             role = "test"  # a testing utility (click/testing.py, django/test/) is test tooling
-        role_factor = prefs.get(role, 0.5)
-        return 1.0 - cfg.role_strength * (1.0 - role_factor)
+        factor = table.get(role)
+        return 1.0 - cfg.role_strength * 0.5 if factor is None else factor
 
     def _context_factor(self, chunk: IndexedChunk, context: Context) -> float | None:
         cfg = self.config
@@ -576,7 +582,7 @@ class HybridRetriever:
             group = copies[chunks[row].digest]
             if group[0] != i:
                 continue
-            keep = ranked[min(group, key=preference)][0]
+            keep = row if len(group) == 1 else ranked[min(group, key=preference)][0]
             for j in group:
                 if ranked[j][0] != keep:
                     explanations[ranked[j][0]].dropped = f"duplicate of {chunks[keep].chunk_id}"
