@@ -208,7 +208,7 @@ def test_rust_impl_lists_methods_but_does_not_define_the_type() -> None:
     assert (chunk.kind, chunk.symbol, chunk.symbols) == ("impl", "Config", ("Config.fmt",))
 
 
-def test_local_definitions_are_neither_chunks_nor_symbols() -> None:
+def test_local_definitions_are_not_chunks_and_only_functions_are_named_outer_inner() -> None:
     source = """
     def outer():
         def helper():
@@ -220,7 +220,7 @@ def test_local_definitions_are_neither_chunks_nor_symbols() -> None:
         return helper()
     """
     (chunk,) = chunks_of("a.py", source, config=SPLIT)
-    assert chunk.symbols == ("outer",)
+    assert chunk.symbols == ("outer", "outer.helper")
     assert "helper" not in chunk.references
 
 

@@ -76,7 +76,8 @@ __all__ = [
 #: are chunks; a C++ class holding member prototypes is a declaration; Ruby accessors
 #: (``attr_accessor :a``) and delegators name ``Class.a``; JavaScript members made in a
 #: loop (``app[method]``, ``['get'].forEach`` -> ``X.get``) and node-delegates chains; a
-#: constant longer than a chunk is cut into pieces that all carry its name.
+#: constant longer than a chunk is cut into pieces that all carry its name; a function
+#: nested in a function adds ``outer.inner`` to its chunk's symbols.
 ALGORITHM_VERSION = "5"
 
 

@@ -8,7 +8,8 @@ How a file becomes chunks (every step works on whole lines):
 2. Run the language's query once (``captures``): definitions, their names (each
    ``@name`` belongs to the innermost definition node containing it), leading
    comments and references. Definitions nested in a function are local: they are
-   neither chunks nor symbols (tests named by a title, ``it("…")``, never are).
+   not chunks (tests named by a title, ``it("…")``, never are); a function nested in
+   a top-level or member function adds ``outer.inner`` to the symbols of its chunk.
    Names are qualified by enclosing containers (``Outer.Inner.method``) or by an
    explicit ``@scope`` (Go receivers), never by namespaces (Rust ``mod``, TypeScript
    ``namespace``) nor by a titled test.
@@ -760,7 +761,22 @@ class _File:
                 and d.parent is pieces[index].owner
             ):
                 prototypes.add(index)
-            if d.local or d.kind == "impl":
+            if d.local:
+                # A function nested in a function is no chunk, but the chunk holding
+                # it defines ``outer.inner`` (a decorator's ``wrapper``, attrs'
+                # ``define.wrap``): what an engineer writes for it.
+                outer = d.parent
+                if (
+                    d.kind in FUNCTION_KINDS
+                    and not d.declaration
+                    and outer is not None
+                    and not (outer.local or outer.titled)
+                    and outer.kind in FUNCTION_KINDS
+                    and outer.qnames
+                ):
+                    symbols[index][f"{outer.qname}.{d.names[0]}"] = None
+                continue
+            if d.kind == "impl":
                 continue
             for qname in d.qnames:
                 symbols[index][qname] = None
