@@ -33,6 +33,17 @@ from tests.diagnose.test_causes import BASE, DEF, _recorded, cause, run_case
         ("a.go", "func (c *Context) JSON(code int, obj any) {\n", "Context.JSON", 1),
         ("a.java", "class G {\n  public <T> T fromJson(String j) {\n", "G.fromJson", 2),
         ("a.c", "static int\nredisReaderFeed(redisReader *r)\n{\n", "redisReaderFeed", 2),
+        ("lib/context.js", "delegate(proto, 'response')\n  .method('redirect')\n", "redirect", 2),
+        ("lib/context.js", "delegate(p, 'request')\n  .access('body')\n", "context.body", 2),
+        (
+            "a.js",
+            "methods.forEach(function (method) {\n  app[method] = function () {\n",
+            "app[method]",
+            2,
+        ),
+        ("a.js", "utils.forEach(['delete', 'get'], function (method) {\n", "Axios.get", 1),
+        ("a.js", "['post', 'put'].forEach((method) => {\n", "Client.put", 1),
+        ("a.rb", "class R\n  attr_accessor :host, :port\n", "R.port", 2),
     ],
 )
 def test_definitions_in_idioms_the_chunker_may_not_name(

@@ -58,6 +58,10 @@ _EXTRA = {
         r"^[ \t]*[\"']?{n}[\"']?[ \t]*:",  # object-literal member
         r"\bexport[ \t]+(?:default[ \t]+)?(?:async[ \t]+)?function\*?[ \t]+{n}\b",
         r"(?:\bdefine(?:Property|Getter|Setter)|__define[GS]etter__)\([^\n]*[\"']{n}[\"']",
+        r"\.(?:method|access|getter|setter|fluent)\([ \t]*[\"']{n}[\"']",  # node-delegates
+        # A name in a literal list a loop makes members from: ['get', 'head'].forEach(…)
+        r"[\[,][ \t]*[\"']{n}[\"'][^\n\]]*\][ \t]*"
+        r"(?:\)?\.forEach\b|,[ \t]*(?:function\b|\(|\w+[ \t]*=>))",
     ],
     "go": [r"^[ \t]*{n}(?:[ \t]*,[ \t]*\w+)*[ \t]+(?:=|[\w.*\[\]]+)", r"^[ \t]*{n}[ \t]*="],
     "rust": [
@@ -132,6 +136,9 @@ def last_name(symbol: str) -> str:
     return normalize_symbol(symbol).rsplit(".", 1)[-1]
 
 
+_COMPUTED = re.compile(r"[\w$]+(?:\.[\w$]+)*\[[\w$]+\]")
+
+
 def _identifier_like(symbol: str) -> bool:
     return re.fullmatch(r"[\w$]+(?:[.#:]+[\w$]+)*[?!=]?", symbol) is not None
 
@@ -147,6 +154,11 @@ def definition_line(text: str, symbol: str, path: str) -> int | None:
     A symbol that is not an identifier (``"returns 404 for unknown routes"``) is a test
     title and is looked for verbatim as the title of a test call.
     """
+    computed = _COMPUTED.fullmatch(symbol.strip())
+    if computed is not None:
+        # ``app[method]``: a member assigned under a computed name, as written.
+        m = re.search(re.escape(symbol.strip()) + r"[ \t]*=(?!=)", text)
+        return _line_of(text, m.start()) if m else None
     title = _title_line(text, symbol)
     if title is not None or not _identifier_like(symbol):
         return title
