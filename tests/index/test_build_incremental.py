@@ -211,3 +211,18 @@ def test_merged_whole_file_index_equals_the_streaming_builder() -> None:
     for name in ("indptr", "rows", "weights"):
         a, b = getattr(merged, name), getattr(expected, name)
         assert a.dtype == b.dtype and np.array_equal(a, b), name
+
+
+def test_whole_file_from_chunk_counts_equals_counting_its_tokens() -> None:
+    from collections import Counter
+
+    from codegold.index.build import _whole_file, _whole_from_chunks
+
+    rng = random.Random(5)
+    for _ in range(200):
+        path = [rng.choice(["pkg", "mod", "w3", "w7"]) for _ in range(rng.randint(0, 4))]
+        bodies = _random_docs(rng, rng.randint(1, 5))
+        docs = [Counter([*body, *path]) for body in bodies]
+        part = TermCounts.of(docs)
+        expected = _whole_file(part, Counter([t for body in bodies for t in body] + path))
+        assert _whole_from_chunks(part, path) == expected

@@ -196,16 +196,12 @@ def _chunk_job(job: _FileJob, config: ChunkerConfig, version: str) -> bytes:
         for c in result.chunks
     ]
     path = path_tokens(job.path)
-    bodies = [_body_counts(c) for c in chunks]
-    docs: list[Counter[str]] = []
-    whole: Counter[str] = Counter()
-    for body in bodies:
-        whole.update(body)
-        doc = body.copy()
-        doc.update(path)
+    docs: list[dict[str, int]] = []
+    for chunk in chunks:
+        doc = dict(_body_counts(chunk))
+        for token in path:
+            doc[token] = doc.get(token, 0) + 1
         docs.append(doc)
-    if chunks:
-        whole.update(path)
     encoded = msgspec.msgpack.encode(chunks)
     lexical = TermCounts.of(docs)
     keys = [chunk_keys(_names(c), c.references) for c in chunks]
@@ -214,13 +210,43 @@ def _chunk_job(job: _FileJob, config: ChunkerConfig, version: str) -> bytes:
         n_chunks=len(chunks),
         parse_ok=result.parse_ok,
         lexical=lexical,
-        whole=_whole_file(lexical, whole) if chunks else None,
+        whole=_whole_from_chunks(lexical, path) if chunks else None,
         symbols=[KeyPostings.of([k[i] for k in keys]) for i in range(len(TABLES))],
     )
     return msgspec.msgpack.encode(record)
 
 
+def _whole_from_chunks(lexical: TermCounts, path: list[str]) -> WholeFile:
+    """The file as one document -- its chunks' bodies, then its path once -- from the
+    chunk documents (each its body, then the path): equal to :func:`_whole_file` of
+    those tokens' counts, without counting them again."""
+    ids = np.frombuffer(lexical.term_ids, dtype=np.int32)
+    counts = np.frombuffer(lexical.counts, dtype=np.int32).astype(np.int64)
+    n_terms = len(lexical.terms)
+    local = dict(zip(lexical.terms, range(n_terms), strict=True))
+    in_path = np.zeros(n_terms, dtype=np.int64)
+    for token, count in Counter(path).items():
+        in_path[local[token]] = count
+    body = counts - in_path[ids]
+    total = np.bincount(ids, weights=body, minlength=n_terms).astype(np.int64)
+    # first occurrence over the bodies, chunk after chunk (a chunk document lists its
+    # body's terms first, in order), then the terms only the path has, in path order
+    where = np.flatnonzero(body > 0)
+    seen, first = np.unique(ids[where], return_index=True)
+    path_only = [local[t] for t in dict.fromkeys(path) if total[local[t]] == 0]
+    order = np.concatenate(
+        [seen[np.argsort(first, kind="stable")], np.asarray(path_only, dtype=np.int64)]
+    ).astype(np.int64)
+    whole = (total + in_path)[order]
+    return WholeFile(
+        term_ids=order.astype(np.int32).tobytes(),
+        counts=whole.astype(np.int32).tobytes(),
+        length=int(whole.sum()),
+    )
+
+
 def _whole_file(lexical: TermCounts, whole: Counter[str]) -> WholeFile:
+    """The whole-file document from its token counts (``whole``, first-occurrence order)."""
     local = {t: i for i, t in enumerate(lexical.terms)}
     return WholeFile(
         term_ids=int32_bytes(map(local.__getitem__, whole)),
