@@ -17,7 +17,9 @@ build but ``manifest.json`` and ``build.json``, which hold the build time and ca
 counts): cold 1 worker vs cold 2 workers, neighbouring vs cold of the same revision.
 
 The machine is shared: ``os.getloadavg()`` is printed beside each figure; scaling
-figures mean something only on an idle machine.
+figures mean something only on an idle machine. CPU seconds (the child's, its workers'
+and git's) are printed too: on a busy machine their ratio is the steadier one, though
+contention inflates it as well.
 """
 
 from __future__ import annotations
@@ -228,12 +230,12 @@ def _bench(args: argparse.Namespace, work: Path) -> None:
     )
     for workers in (1, 2):
         a, c = _median(anchors[workers], "wall"), _median(colds[workers], "wall")
+        a_cpu, c_cpu = _median(anchors[workers], "cpu"), _median(colds[workers], "cpu")
         print(
             f"{workers} worker(s): anchor (parse + tag queries) {a:.2f} s "
-            f"[cpu {_median(anchors[workers], 'cpu'):.2f} s]; cold index {c:.2f} s "
-            f"[cpu {_median(colds[workers], 'cpu'):.2f} s, process "
+            f"[cpu {a_cpu:.2f} s]; cold index {c:.2f} s [cpu {c_cpu:.2f} s, process "
             f"{_median(colds[workers], 'process'):.2f} s]; ratio {c / a:.2f}x "
-            f"(target <= {TARGET_RATIO:.1f}x)  [{_load()}]"
+            f"(target <= {TARGET_RATIO:.1f}x; cpu {c_cpu / a_cpu:.2f}x)  [{_load()}]"
         )
     a1, a2 = _median(anchors[1], "wall"), _median(anchors[2], "wall")
     c1, c2 = _median(colds[1], "wall"), _median(colds[2], "wall")
