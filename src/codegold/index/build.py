@@ -438,14 +438,20 @@ class _Assembly:
         self.file_order: list[str] = []  # files with chunks: the whole-file index's rows
         self.rows = 0
 
-    def add(self, job: _FileJob, record: _FileRecord) -> None:
-        self.per_file[job.path] = (record.n_chunks, record.parse_ok)
-        self.lexical.add(record.lexical, record.whole)
-        self.symbols.add(self.rows, record.symbols)
-        self.chunks.append(record.chunks)
-        if record.n_chunks:
-            self.file_order.append(job.path)
-        self.rows += record.n_chunks
+    def add(self, files: Sequence[tuple[_FileJob, _FileRecord]]) -> None:
+        """The next files, in file order (one merge pass for the lot)."""
+        bases: list[int] = []
+        for job, record in files:
+            self.per_file[job.path] = (record.n_chunks, record.parse_ok)
+            self.chunks.append(record.chunks)
+            if record.n_chunks:
+                self.file_order.append(job.path)
+            bases.append(self.rows)
+            self.rows += record.n_chunks
+        self.lexical.add_many([(record.lexical, record.whole) for _, record in files])
+        self.symbols.add_many(
+            [(base, record.symbols) for base, (_, record) in zip(bases, files, strict=True)]
+        )
 
 
 def _chunk_all(
@@ -472,6 +478,7 @@ def _chunk_all(
         progress("chunking", 0, len(todo))
     if workers <= 1 or total_bytes < POOL_MIN_BYTES:
         fresh: list[tuple[str, bytes]] = []
+        files: list[tuple[_FileJob, _FileRecord]] = []
         for i, key in enumerate(keys):
             raw = cached.get(key)
             if raw is None:
@@ -479,8 +486,9 @@ def _chunk_all(
                 fresh.append((key, raw))
                 if progress and len(fresh) % 200 == 0:
                     progress("chunking", len(fresh), len(todo))
-            assembly.add(jobs[i], decoder.decode(raw))
+            files.append((jobs[i], decoder.decode(raw)))
         cache.put_many("files", fresh)
+        assembly.add(files)
     else:
         target = max(100_000, total_bytes // (workers * 12))
         batches = _batches(todo, jobs, target_bytes=target)
@@ -495,6 +503,7 @@ def _chunk_all(
 
         def follow() -> None:
             nonlocal following
+            files: list[tuple[_FileJob, _FileRecord]] = []
             while following < len(jobs):
                 key = keys[following]
                 if key in cached:
@@ -502,9 +511,10 @@ def _chunk_all(
                 elif following in waiting:
                     record = waiting.pop(following)
                 else:
-                    return
-                assembly.add(jobs[following], record)
+                    break
+                files.append((jobs[following], record))
                 following += 1
+            assembly.add(files)
 
         with ProcessPoolExecutor(max_workers=workers) as pool:
             results = pool.map(_work, payloads)

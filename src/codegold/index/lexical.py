@@ -9,7 +9,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, filterfalse
 from pathlib import Path
 
 import msgspec
@@ -216,12 +216,18 @@ class Vocabulary:
 
     def add(self, terms: Sequence[str]) -> npt.NDArray[np.int32]:
         """The global id of each of ``terms``, new ones numbered in their order."""
+        return self.add_runs([terms])[0]
+
+    def add_runs(self, runs: Sequence[Sequence[str]]) -> list[npt.NDArray[np.int32]]:
+        """:meth:`add` of each run in turn, in one pass from C over all of them."""
         ids = self.ids
-        new = [t for t in terms if t not in ids]
+        start = len(ids)
+        new = dict.fromkeys(filterfalse(ids.__contains__, chain.from_iterable(runs)))
         if new:
-            start = len(ids)
             ids.update(zip(new, range(start, start + len(new)), strict=True))
-        return np.fromiter(map(ids.__getitem__, terms), np.int32, len(terms))
+        sizes = [len(run) for run in runs]
+        flat = np.fromiter(map(ids.__getitem__, chain.from_iterable(runs)), np.int32, sum(sizes))
+        return np.split(flat, np.cumsum(sizes[:-1])) if runs else []
 
 
 def renumber(global_of_local: npt.NDArray[np.int32], local_ids: bytes) -> npt.NDArray[np.int32]:
@@ -249,12 +255,17 @@ class IndexMerger:
     def add(self, chunks: TermCounts, whole: WholeFile | None) -> None:
         """One file: its chunks' term counts and, when it has chunks, the file as one
         document (``whole`` numbers its terms in ``chunks.terms``)."""
-        global_of_local = self.vocab.add(chunks.terms)
-        self._ids.append(renumber(global_of_local, chunks.term_ids))
-        self._parts.append(chunks)
-        if whole is not None:
-            self._file_ids.append(renumber(global_of_local, whole.term_ids))
-            self._files.append(whole)
+        self.add_many([(chunks, whole)])
+
+    def add_many(self, files: Sequence[tuple[TermCounts, WholeFile | None]]) -> None:
+        """:meth:`add` of each file in turn."""
+        runs = self.vocab.add_runs([chunks.terms for chunks, _ in files])
+        for (chunks, whole), global_of_local in zip(files, runs, strict=True):
+            self._ids.append(renumber(global_of_local, chunks.term_ids))
+            self._parts.append(chunks)
+            if whole is not None:
+                self._file_ids.append(renumber(global_of_local, whole.term_ids))
+                self._files.append(whole)
 
     def finish(self, params: BM25Params = BM25Params()) -> tuple[BM25Index, BM25Index]:
         vocab = self.vocab.ids

@@ -77,10 +77,14 @@ class TableMerger:
         self._rows: list[npt.NDArray[np.int32]] = []
 
     def add(self, base: int, part: KeyPostings) -> None:
-        if not part.keys:
-            return
-        self._ids.append(renumber(self.vocab.add(part.keys), part.key_ids))
-        self._rows.append(np.frombuffer(part.rows, dtype=np.int32) + np.int32(base))
+        self.add_many([(base, part)])
+
+    def add_many(self, parts: Sequence[tuple[int, KeyPostings]]) -> None:
+        parts = [(base, part) for base, part in parts if part.keys]
+        runs = self.vocab.add_runs([part.keys for _, part in parts])
+        for (base, part), global_of_local in zip(parts, runs, strict=True):
+            self._ids.append(renumber(global_of_local, part.key_ids))
+            self._rows.append(np.frombuffer(part.rows, dtype=np.int32) + np.int32(base))
 
     def finish(self) -> dict[str, list[int]]:
         keys = list(self.vocab.ids)
@@ -110,8 +114,12 @@ class SymbolMerger:
         self.tables = [TableMerger() for _ in TABLES]
 
     def add(self, base: int, parts: Sequence[KeyPostings]) -> None:
-        for table, part in zip(self.tables, parts, strict=True):
-            table.add(base, part)
+        self.add_many([(base, parts)])
+
+    def add_many(self, files: Sequence[tuple[int, Sequence[KeyPostings]]]) -> None:
+        """Files' four :class:`KeyPostings` each, with the row of each file's first chunk."""
+        for i, table in enumerate(self.tables):
+            table.add_many([(base, parts[i]) for base, parts in files])
 
     def finish(self) -> SymbolTable:
         defs, lower, refs, norm = (t.finish() for t in self.tables)
