@@ -339,13 +339,44 @@ def load_suite(path: str | Path) -> Suite:
     text = _decode_text(p, data)
     if not text.strip():
         raise InputError("empty suite file", file=str(p))
+    typed = _typed_jsonl(p, text) if p.suffix.lower() == ".jsonl" else None
+    parsed = typed if typed is not None else _parsed(p, text, data)
+    parsed, path_warnings = normalise_paths(parsed)
+    suite = _resolve(p, parsed, digest=hashlib.sha256(data).hexdigest())
+    warnings = [*path_warnings, *vocabulary_warnings(parsed)]
+    return replace(suite, warnings=tuple(f"{p}: {w}" for w in warnings)) if warnings else suite
+
+
+_CASE = msgspec.json.Decoder(Case)
+
+
+def _typed_jsonl(path: Path, text: str) -> SuiteFile | None:
+    """A JSONL suite decoded straight into cases (no intermediate dicts: a large
+    suite's peak memory is then its cases, not twice them), or None when any line is
+    not a valid case, or the file could nest too deep: the general path then finds the
+    problem and names its line, case and field."""
+    if _may_nest_too_deep(path, text):
+        return None
+    cases: list[Case] = []
+    try:
+        for line in text.split("\n"):
+            if line and not line.isspace():
+                cases.append(_CASE.decode(line))
+    except (msgspec.DecodeError, RecursionError):  # ValidationError is a DecodeError
+        return None
+    return SuiteFile(cases=tuple(cases))
+
+
+def _parsed(p: Path, text: str, data: bytes) -> SuiteFile:
+    """The suite document parsed and checked against the suite contract; a problem
+    raises :class:`InputError` naming file, line, case and field."""
     raw = _parse_document(p, text)
     if isinstance(raw, list):
         raw = {"cases": raw}
     if not isinstance(raw, dict):
         raise InputError("expected a mapping with 'cases' or a list of cases", file=str(p))
     try:
-        parsed = msgspec.convert(raw, SuiteFile)
+        return msgspec.convert(raw, SuiteFile)
     except msgspec.ValidationError as exc:
         message = str(exc)
         m = re.search(r" - at `([^`]+)`$", message)
@@ -363,10 +394,6 @@ def load_suite(path: str | Path) -> Suite:
         elif len(data) < 5_000_000:
             line = _yaml_line(text, parts)
         raise InputError(detail, file=str(p), case_id=case_id, field=field, line=line) from None
-    parsed, path_warnings = normalise_paths(parsed)
-    suite = _resolve(p, parsed, digest=hashlib.sha256(data).hexdigest())
-    warnings = [*path_warnings, *vocabulary_warnings(parsed)]
-    return replace(suite, warnings=tuple(f"{p}: {w}" for w in warnings)) if warnings else suite
 
 
 @dataclass(frozen=True)
