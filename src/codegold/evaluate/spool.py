@@ -4,7 +4,7 @@ results.json is written, so an evaluation's memory does not grow with its record
 A record nothing will change any more (a passing record is never diagnosed; without
 diagnosis or an owners table no record is) is encoded at once, as results.json will
 hold it, and its bytes go to a temporary file; what stays in memory is a
-:class:`Spooled` ticket: the record's case and attempt ids and where its bytes are.
+:class:`Spooled` ticket: the record's attempt id and where its bytes are.
 Tickets are looked up by position, never by arrival order, so attempts may come in
 any order (imported traces come in trace order) and results.json is still written in
 suite order. :class:`WrittenRecords` then reads records back from results.json one
@@ -26,19 +26,15 @@ from codegold.evaluate.records import CaseResult
 
 
 class Spooled:
-    """A final record whose bytes wait in a :class:`RecordSpool`."""
+    """A final record whose bytes wait in a :class:`RecordSpool`: its attempt id and
+    its place in the spool (which is also its row in the run's summary tally, both
+    being filled in the same order)."""
 
-    __slots__ = ("attempt_id", "case_id", "length", "offset", "row")
+    __slots__ = ("attempt_id", "index")
 
-    def __init__(
-        self, case_id: str, attempt_id: str | None, offset: int, length: int, row: int
-    ) -> None:
-        self.case_id = case_id
+    def __init__(self, attempt_id: str | None, index: int) -> None:
         self.attempt_id = attempt_id
-        self.offset = offset
-        self.length = length
-        self.row = row
-        """the record's row in the run's summary tally"""
+        self.index = index
 
 
 class RecordSpool:
@@ -46,13 +42,17 @@ class RecordSpool:
 
     def __init__(self) -> None:
         self._file: IO[bytes] = tempfile.TemporaryFile(prefix="codegold-records-")  # noqa: SIM115 (closed by close)
+        self._offsets: array[int] = array("q")
+        self._lengths: array[int] = array("q")
         self._size = 0
         self._dirty = False
 
-    def put(self, record: CaseResult, data: bytes, row: int) -> Spooled:
-        """Keep ``data`` (``record`` encoded); the ticket to it."""
+    def put(self, attempt_id: str | None, data: bytes) -> Spooled:
+        """Keep ``data`` (a record, encoded); the ticket to it."""
         self._file.write(data)
-        ticket = Spooled(record.case_id, record.attempt_id, self._size, len(data), row)
+        ticket = Spooled(attempt_id, len(self._lengths))
+        self._offsets.append(self._size)
+        self._lengths.append(len(data))
         self._size += len(data)
         self._dirty = True
         return ticket
@@ -61,7 +61,8 @@ class RecordSpool:
         if self._dirty:
             self._file.flush()
             self._dirty = False
-        return os.pread(self._file.fileno(), ticket.length, ticket.offset)
+        index = ticket.index
+        return os.pread(self._file.fileno(), self._lengths[index], self._offsets[index])
 
     def load(self, ticket: Spooled) -> CaseResult:
         return msgspec.json.decode(self.read(ticket), type=CaseResult)

@@ -158,6 +158,14 @@ Slot = CaseResult | Spooled
 """A record of a streamed run: in memory (it may still change), or spooled (final)."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Key:
+    """What repeat detection reads of a record."""
+
+    case_id: str
+    attempt_id: str | None
+
+
 def stream_run(
     out_dir: Path,
     suite: Suite,
@@ -190,25 +198,43 @@ def stream_run(
         if held_failures and not record.passed:
             return record
         final = redact_record(record)[0]
-        return spool.put(final, encode_compact(final), tally.add(final))
+        row = tally.add(final)
+        ticket = spool.put(final.attempt_id, encode_compact(final))
+        if ticket.index != row:  # pragma: no cover - both are filled in the same order
+            raise RuntimeError(f"spool and tally out of step: {ticket.index} != {row}")
+        return ticket
 
     cases = suite.by_id()
     with closing(RecordSpool()) as spool:
-        by_case: dict[str, list[Slot]] = {}
+        # a case's slot, or its slots when it has several attempts (rare: no list else)
+        by_case: dict[str, Slot | list[Slot]] = {}
+        repeated = False
         imported = seen = 0
         for attempt in ledger.watch(attempts()):
             seen += 1
             imported += attempt.mode == "imported"
             case = cases.get(attempt.case_id)
             if case is not None:
-                record = evaluate_case(case, attempt, mode=mode)
-                by_case.setdefault(case.id, []).append(slot(record))
+                new = slot(evaluate_case(case, attempt, mode=mode))
+                prior = by_case.setdefault(case.id, new)
+                if prior is not new:
+                    repeated = True
+                    if isinstance(prior, list):
+                        prior.append(new)
+                    else:
+                        by_case[case.id] = [prior, new]
         # a case the import left without an attempt is part of the imported run
         missing_mode = "imported" if seen and imported == seen else mode
         slots: list[Slot] = []
+        keys: list[_Key] = []  # (case, attempt) of each slot, for repeat detection
         for case in suite.cases:
             mine = by_case.pop(case.id, None)
-            slots.extend(mine or [slot(evaluate_case(case, None, mode=missing_mode))])
+            if mine is None:
+                mine = slot(evaluate_case(case, None, mode=missing_mode))
+            for s in mine if isinstance(mine, list) else (mine,):
+                slots.append(s)
+                if repeated:
+                    keys.append(_Key(case.id, s.attempt_id))
         held = [(i, s) for i, s in enumerate(slots) if isinstance(s, CaseResult)]
         if held:  # failures, diagnosed and given their team
             records = [r for _, r in held]
@@ -220,14 +246,14 @@ def stream_run(
                 records = assign_teams(records, suite, owners)
             for (i, _), record in zip(held, records, strict=True):
                 slots[i] = record
-        flags, repeats = repeat_flags(slots, _Again(attempts))
+        flags, repeats = repeat_flags(keys, _Again(attempts)) if repeated else ({}, {})
         rows: dict[int, int] = {}  # slot -> tally row, of spooled records flagged again
         for i, s in enumerate(slots):
             flag = flags.get(s.attempt_id) if s.attempt_id is not None else None
             if flag is None:
                 continue
             if isinstance(s, Spooled):
-                rows[i] = s.row
+                rows[i] = s.index
                 s = spool.load(s)
             slots[i] = msgspec.structs.replace(s, nondeterministic=flag)
         digest = attempts_digest() if attempts_digest is not None else None
