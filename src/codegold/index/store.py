@@ -15,34 +15,56 @@ The manifest records the size and SHA-256 of every other file of its build
 (``files``). Opening a build checks them before anything is decoded: a truncated
 or altered file is refused as :class:`DamagedIndex` (exit 3, naming the build and
 the file), never half-read, and ``codegold index`` rebuilds over such a build.
+
+Hashing 60 MB on every ``codegold search`` would cost more than the search, so a file
+whose digest was checked once is remembered in ``verified.json`` beside the manifest
+by its size, inode, modification and change times (as git's index does). Later opens
+check every size and those stamps, and hash again only a file whose stamp differs:
+any write to a file (a truncation, a flipped byte, a copy over it) moves its change
+time, which no one can set back. A file changed less than :data:`SETTLED_NS` before
+it was checked is never stamped (file times tick coarsely, so a write in the same
+tick could hide), and a build whose folder cannot be written is hashed every time.
+
+Chunks are decoded row by row, when a row is first read: opening a build parses only
+the framing of ``chunks.msgpack`` (memory-mapped), and a search decodes the few
+hundred rows it ranks, not every chunk text of the index.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import mmap
 import os
 import shutil
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from codegold._io import write_json_atomic
+from codegold._io import write_bytes_atomic, write_json_atomic
 from codegold._lines import split_lines
 from codegold.corpus.model import FileRole, FileStatus
 from codegold.errors import EnvironmentProblem, InputError
 from codegold.index.lexical import BM25Builder, BM25Index
 from codegold.index.manifest import IndexManifest
-from codegold.index.symbols import SymbolTable
+from codegold.index.symbols import StoredSymbols, SymbolTable
 from codegold.index.tokenize import path_tokens, tokenize
 from codegold.index.vectors import load_vectors
 
 FORMAT_VERSION = "codegold-index/4"
 MANIFEST = "manifest.json"
+#: Which files of a build were hashed and found matching, by their stat (not listed in
+#: the manifest: written after it, by whoever opened the build first).
+VERIFIED = "verified.json"
+#: A file changed this recently when it was hashed is not stamped (racy timestamps).
+SETTLED_NS = 2_000_000_000
 
 
 class DamagedIndex(EnvironmentProblem):
@@ -86,8 +108,37 @@ def digest_files(folder: Path) -> dict[str, FileDigest]:
     return out
 
 
+class _Stamp(msgspec.Struct, frozen=True, array_like=True):
+    """What a file looked like when its digest last matched the manifest."""
+
+    size: int
+    inode: int
+    mtime_ns: int
+    ctime_ns: int
+    sha256: str
+
+
+class _Verified(msgspec.Struct):
+    files: dict[str, _Stamp] = msgspec.field(default_factory=dict)
+
+
+def _stamp(st: os.stat_result, sha256: str) -> _Stamp:
+    return _Stamp(st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, sha256)
+
+
+def _read_verified(folder: Path) -> dict[str, _Stamp]:
+    try:
+        return msgspec.json.decode((folder / VERIFIED).read_bytes(), type=_Verified).files
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return {}  # none yet, unreadable or damaged: everything is hashed again
+
+
 def verify_build(folder: Path) -> None:
-    """Check every file the manifest lists against its recorded size and digest."""
+    """Check every file the manifest lists against its recorded size and digest.
+
+    Sizes are checked every time; a file is hashed unless its stamp in
+    ``verified.json`` shows it unchanged since its digest last matched.
+    """
     raw = _read_manifest_bytes(folder)
     if raw is None:
         return
@@ -99,24 +150,36 @@ def verify_build(folder: Path) -> None:
         return
     if listed.files is None:
         raise DamagedIndex(folder, MANIFEST, "records no file digests (an older format)")
+    known = _read_verified(folder)
+    stamps: dict[str, _Stamp] = {}
+    now = time.time_ns()
     for rel, expected in sorted(listed.files.items()):
         path = folder / rel
         try:
-            size = path.stat().st_size
+            st = path.stat()
         except FileNotFoundError:
             raise DamagedIndex(folder, rel, "is missing") from None
         except OSError as exc:
             raise DamagedIndex(folder, rel, f"cannot be read ({exc.strerror})") from None
-        if size != expected.size:
+        if st.st_size != expected.size:
             raise DamagedIndex(
-                folder, rel, f"has {size} bytes where the manifest records {expected.size}"
+                folder, rel, f"has {st.st_size} bytes where the manifest records {expected.size}"
             )
+        stamp = _stamp(st, expected.sha256)
+        if known.get(rel) == stamp:
+            stamps[rel] = stamp
+            continue
         try:
             actual = _sha256(path)
         except OSError as exc:
             raise DamagedIndex(folder, rel, f"cannot be read ({exc.strerror})") from None
         if actual != expected.sha256:
             raise DamagedIndex(folder, rel, "does not match its recorded SHA-256")
+        if now - max(st.st_mtime_ns, st.st_ctime_ns) >= SETTLED_NS:
+            stamps[rel] = stamp
+    if stamps != known:
+        with contextlib.suppress(OSError):  # a read-only index: hashed again next time
+            write_bytes_atomic(folder / VERIFIED, msgspec.json.encode(_Verified(stamps)))
 
 
 class IndexedChunk(msgspec.Struct, frozen=True, array_like=True):
@@ -137,6 +200,100 @@ class IndexedChunk(msgspec.Struct, frozen=True, array_like=True):
     blob: str
     file_role: str
     digest: str
+
+
+class _ChunkHead(msgspec.Struct, frozen=True, array_like=True):
+    """The leading fields of a stored chunk (the rest are skipped, not decoded)."""
+
+    chunk_id: str
+    file: str
+
+
+CHUNKS = "chunks.msgpack"
+
+
+class ChunkTable(Sequence[IndexedChunk]):
+    """The chunks of a build, each decoded when it is first read.
+
+    Opening parses only the framing of ``chunks.msgpack`` (one raw slice per row);
+    ``table[row]`` decodes that row once. Iterating decodes every row at once (C speed),
+    for the callers that walk the whole index.
+    """
+
+    def __init__(self, data: bytes | mmap.mmap, folder: Path) -> None:
+        self._folder = folder
+        self._data = data
+        try:
+            self._raw = msgspec.msgpack.decode(data, type=list[msgspec.Raw])
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise self._damaged(exc) from None
+        self._rows: list[IndexedChunk | None] = [None] * len(self._raw)
+        self._complete = False
+
+    @classmethod
+    def open(cls, folder: Path) -> ChunkTable:
+        """The table of ``folder/chunks.msgpack``, memory-mapped read-only."""
+        with (folder / CHUNKS).open("rb") as handle:
+            if os.fstat(handle.fileno()).st_size == 0:
+                return cls(b"", folder)
+            return cls(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ), folder)
+
+    def _damaged(self, exc: Exception) -> DamagedIndex:
+        return DamagedIndex(self._folder, CHUNKS, f"cannot be decoded ({type(exc).__name__})")
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    @property
+    def decoded(self) -> int:
+        """How many rows have been decoded so far."""
+        return len(self._rows) if self._complete else sum(r is not None for r in self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> IndexedChunk: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[IndexedChunk]: ...
+
+    def __getitem__(self, index: int | slice) -> IndexedChunk | list[IndexedChunk]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._raw)))]
+        chunk = self._rows[index]
+        if chunk is None:
+            try:
+                chunk = _CHUNK_DECODER.decode(self._raw[index])
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                raise self._damaged(exc) from None
+            self._rows[index] = chunk
+        return chunk
+
+    def __iter__(self) -> Iterator[IndexedChunk]:
+        return iter(self.all())
+
+    def all(self) -> list[IndexedChunk]:
+        """Every chunk, decoded (once) in one pass."""
+        if not self._complete:
+            try:
+                rows = msgspec.msgpack.decode(self._data, type=list[IndexedChunk])
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                raise self._damaged(exc) from None
+            self._rows = list(rows)
+            self._complete = True
+        return self._rows  # type: ignore[return-value]
+
+    @cached_property
+    def heads(self) -> list[tuple[str, str]]:
+        """Each row's (chunk id, file), without decoding texts."""
+        if self._complete:
+            return [(c.chunk_id, c.file) for c in self.all()]
+        try:
+            heads = msgspec.msgpack.decode(self._data, type=list[_ChunkHead])
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise self._damaged(exc) from None
+        return [(h.chunk_id, h.file) for h in heads]
+
+
+_CHUNK_DECODER = msgspec.msgpack.Decoder(IndexedChunk)
 
 
 class StoredInventoryEntry(msgspec.Struct, frozen=True, rename="camel"):
@@ -259,9 +416,9 @@ class LoadedIndex:
 
     folder: Path
     manifest: IndexManifest
-    chunks: list[IndexedChunk]
+    chunks: Sequence[IndexedChunk]
     lexical: BM25Index
-    symbols: SymbolTable
+    symbols: SymbolTable | StoredSymbols
     vectors: npt.NDArray[np.float32] | None
     config: dict[str, Any] = field(default_factory=dict)
 
@@ -280,13 +437,20 @@ class LoadedIndex:
     @cached_property
     def rows_by_file(self) -> dict[str, list[int]]:
         out: dict[str, list[int]] = {}
-        for row, chunk in enumerate(self.chunks):
-            out.setdefault(chunk.file, []).append(row)
+        for row, (_, path) in enumerate(self._heads):
+            out.setdefault(path, []).append(row)
         return out
 
     @cached_property
     def row_of_id(self) -> dict[str, int]:
-        return {c.chunk_id: i for i, c in enumerate(self.chunks)}
+        return {chunk_id: i for i, (chunk_id, _) in enumerate(self._heads)}
+
+    @property
+    def _heads(self) -> list[tuple[str, str]]:
+        chunks = self.chunks
+        if isinstance(chunks, ChunkTable):
+            return chunks.heads
+        return [(c.chunk_id, c.file) for c in chunks]
 
     @property
     def revision(self) -> str:
@@ -359,15 +523,22 @@ class LoadedIndex:
         return rows
 
 
+def _damaged_by(folder: Path, file: str) -> Callable[[Exception], Exception]:
+    def damaged(exc: Exception) -> Exception:
+        return DamagedIndex(folder, file, f"cannot be decoded ({type(exc).__name__})")
+
+    return damaged
+
+
 def load_build(folder: Path) -> LoadedIndex:
     """A complete build, every file checked against its manifest before it is decoded."""
     manifest = read_manifest(folder)
     if manifest is None or not manifest.complete:
         raise InputError(f"index build {folder} is incomplete (no complete manifest)")
     verify_build(folder)
-    reading = "chunks.msgpack"
+    reading = CHUNKS
     try:
-        chunks = msgspec.msgpack.decode((folder / reading).read_bytes(), type=list[IndexedChunk])
+        chunks = ChunkTable.open(folder)
         vectors = None
         if (folder / "vectors.npy").exists():
             reading = "vectors.npy"
@@ -377,7 +548,7 @@ def load_build(folder: Path) -> LoadedIndex:
         reading = "lexical"
         lexical = BM25Index.load(folder / reading)
         reading = "symbols.msgpack"
-        symbols = SymbolTable.load(folder / reading)
+        symbols = SymbolTable.open(folder / reading, _damaged_by(folder, reading))
     except (OSError, ValueError, KeyError, msgspec.DecodeError, msgspec.ValidationError) as exc:
         # Digests matched, so the build was written wrong; still never a traceback.
         detail = exc.strerror if isinstance(exc, OSError) else type(exc).__name__

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from itertools import chain, repeat
 from pathlib import Path
@@ -182,3 +182,72 @@ class SymbolTable(msgspec.Struct, frozen=True):
     @classmethod
     def load(cls, path: Path) -> SymbolTable:
         return msgspec.msgpack.decode(path.read_bytes(), type=cls)
+
+    @classmethod
+    def open(
+        cls, path: Path, damaged: Callable[[Exception], Exception] | None = None
+    ) -> StoredSymbols:
+        """The table saved at ``path``, read lazily (the same lookups as :meth:`load`)."""
+        return StoredSymbols(path.read_bytes(), damaged)
+
+
+def _empty_map() -> msgspec.Raw:
+    return msgspec.Raw(b"\x80")
+
+
+class _RawTables(msgspec.Struct):
+    defs: msgspec.Raw
+    defs_lower: msgspec.Raw
+    refs: msgspec.Raw
+    refs_norm: msgspec.Raw = msgspec.field(default_factory=_empty_map)
+
+
+_NAMES = msgspec.msgpack.Decoder(dict[str, msgspec.Raw])
+_ROWS = msgspec.msgpack.Decoder(list[int])
+
+
+class StoredSymbols:
+    """A saved :class:`SymbolTable` decoded as lookups need it: a map's names the first
+    time it is consulted, a name's rows when that name is asked for. A search asks for
+    a handful of names; decoding every row list of a large repository costs more."""
+
+    def __init__(
+        self, data: bytes, damaged: Callable[[Exception], Exception] | None = None
+    ) -> None:
+        self._damaged = damaged
+        tables = msgspec.msgpack.decode(data, type=_RawTables)
+        self._raw = {
+            "defs": tables.defs,
+            "defs_lower": tables.defs_lower,
+            "refs": tables.refs,
+            "refs_norm": tables.refs_norm,
+        }
+        self._names: dict[str, dict[str, msgspec.Raw]] = {}
+        self._rows: dict[tuple[str, str], list[int]] = {}
+
+    def _lookup(self, table: str, key: str) -> list[int]:
+        found = self._rows.get((table, key))
+        if found is not None:
+            return found
+        try:
+            names = self._names.get(table)
+            if names is None:
+                names = self._names[table] = _NAMES.decode(self._raw[table])
+            raw = names.get(key)
+            found = [] if raw is None else _ROWS.decode(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            if self._damaged is None:
+                raise
+            raise self._damaged(exc) from None
+        self._rows[(table, key)] = found
+        return found
+
+    def definitions(self, name: str) -> list[int]:
+        return self._lookup("defs", name)
+
+    def definitions_ci(self, name: str) -> list[int]:
+        return self._lookup("defs_lower", fold(name))
+
+    def references(self, name: str) -> list[int]:
+        exact = self._lookup("refs", name.rsplit(".", 1)[-1])
+        return exact if exact else self._lookup("refs_norm", fold(name))

@@ -1,0 +1,203 @@
+"""Opening a build decodes only what a query reads, and still refuses a damaged build.
+
+Chunks are decoded row by row, the symbol table name by name; digests are checked in
+full the first time and then remembered by each file's stat (``verified.json``), so a
+later change to any file (even one a search never reads) is still caught.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from codegold.corpus.git import GitRepo
+from codegold.corpus.policy import PathPolicy
+from codegold.index import store
+from codegold.index.build import build_index
+from codegold.index.store import (
+    VERIFIED,
+    ChunkTable,
+    DamagedIndex,
+    IndexedChunk,
+    open_index,
+    verify_build,
+)
+from codegold.index.symbols import SymbolTable
+from codegold.retrieve.hybrid import HybridRetriever
+from tests.conftest import run_cli
+from tests.corpus.gitfixture import make_repo
+
+SOURCE = {
+    f"src/mod{i}.py": (
+        f"def handler_{i}(request):\n    '''Handle request {i}.'''\n    return request\n\n\n"
+        f"class Widget{i}:\n    def render(self):\n        return 'widget {i} failed to render'\n"
+    )
+    for i in range(12)
+}
+SOURCE["src/billing.py"] = "def charge(amount):\n    return amount * 2\n"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    root = tmp_path_factory.mktemp("lazy")
+    repo, (rev,) = make_repo(root / "repo", [SOURCE])
+    index = root / "idx"
+    with GitRepo(repo) as git:
+        build_index(git, rev, index, policy=PathPolicy())
+    return repo, index, rev
+
+
+def _build_folder(index: Path) -> Path:
+    (folder,) = (p for p in (index / "builds").iterdir() if not p.name.startswith("."))
+    return folder
+
+
+def test_open_decodes_no_chunk_and_a_search_only_the_rows_it_reads(
+    built: tuple[Path, Path, str],
+) -> None:
+    _, index, rev = built
+    loaded = open_index(index, rev)
+    chunks = loaded.chunks
+    assert isinstance(chunks, ChunkTable)
+    assert len(chunks) > 20 and chunks.decoded == 0
+    result = HybridRetriever(loaded).search("where is charge computed")
+    assert loaded.chunks[result.ranked[0][0]].symbol == "charge"
+    assert 0 < chunks.decoded < len(chunks)
+
+
+def test_lazy_rows_equal_the_eager_decode(built: tuple[Path, Path, str]) -> None:
+    _, index, rev = built
+    folder = _build_folder(index)
+    eager = msgspec.msgpack.decode(
+        (folder / "chunks.msgpack").read_bytes(), type=list[IndexedChunk]
+    )
+    lazy = open_index(index, rev).chunks
+    assert [lazy[i] for i in range(len(lazy))] == eager
+    assert lazy[-1] == eager[-1] and lazy[2:5] == eager[2:5] and lazy[::7] == eager[::7]
+    with pytest.raises(IndexError):
+        lazy[len(eager)]
+    fresh = open_index(index, rev)
+    assert fresh.rows_by_file == {
+        f: [i for i, c in enumerate(eager) if c.file == f] for f in {c.file for c in eager}
+    }
+    assert fresh.row_of_id == {c.chunk_id: i for i, c in enumerate(eager)}
+    assert fresh.chunks.decoded == 0  # file and id columns need no chunk text
+    assert list(fresh.chunks) == eager and fresh.chunks.decoded == len(eager)
+
+
+def test_lazy_symbols_answer_every_name_like_the_eager_table(
+    built: tuple[Path, Path, str],
+) -> None:
+    _, index, _ = built
+    path = _build_folder(index) / "symbols.msgpack"
+    eager = SymbolTable.load(path)
+    lazy = SymbolTable.open(path)
+    names = {*eager.defs, *eager.refs, "Handler_3", "WIDGET2.RENDER", "x.render", "nope"}
+    for name in sorted(names):
+        assert lazy.definitions(name) == eager.definitions(name), name
+        assert lazy.definitions_ci(name) == eager.definitions_ci(name), name
+        assert lazy.references(name) == eager.references(name), name
+
+
+def _copy_index(index: Path, to: Path) -> Path:
+    import shutil
+
+    shutil.copytree(index, to)
+    return _build_folder(to)
+
+
+def test_stamps_skip_hashing_until_a_file_changes(
+    built: tuple[Path, Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, index, _ = built
+    folder = _copy_index(index, tmp_path / "idx")
+    hashed: list[str] = []
+    real = store._sha256
+
+    def counting(path: Path) -> str:
+        hashed.append(path.relative_to(folder).as_posix())
+        return real(path)
+
+    monkeypatch.setattr(store, "_sha256", counting)
+    listed = json.loads((folder / "manifest.json").read_text())["files"]
+
+    # copied just now: too fresh to stamp (a write in the same clock tick could hide)
+    verify_build(folder)
+    assert sorted(hashed) == sorted(listed)
+    assert not (folder / VERIFIED).exists()
+
+    monkeypatch.setattr(store, "SETTLED_NS", 0)
+    hashed.clear()
+    verify_build(folder)
+    assert sorted(hashed) == sorted(listed)
+    stamped = json.loads((folder / VERIFIED).read_text())["files"]
+    assert sorted(stamped) == sorted(listed)
+    hashed.clear()
+    verify_build(folder)
+    assert hashed == []
+
+    time.sleep(0.05)  # past the file clock's tick
+    data = bytearray((folder / "inventory.json").read_bytes())
+    data[-2] ^= 0x01
+    (folder / "inventory.json").write_bytes(bytes(data))
+    with pytest.raises(DamagedIndex, match=r"inventory\.json does not match its recorded SHA-256"):
+        verify_build(folder)
+    assert hashed == ["inventory.json"]
+
+
+def test_a_damaged_stamp_file_only_means_hashing_again(
+    built: tuple[Path, Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, index, rev = built
+    folder = _copy_index(index, tmp_path / "idx")
+    monkeypatch.setattr(store, "SETTLED_NS", 0)
+    verify_build(folder)
+    (folder / VERIFIED).write_bytes(b"{not json")
+    open_index(tmp_path / "idx", rev)  # hashed again, found intact, stamped again
+    assert json.loads((folder / VERIFIED).read_text())["files"]
+
+
+def test_search_after_the_stamps_still_refuses_a_later_flip(
+    built: tuple[Path, Path, str], tmp_path: Path
+) -> None:
+    _, index, _ = built
+    folder = _copy_index(index, tmp_path / "idx")
+    time.sleep(store.SETTLED_NS / 1e9 + 0.1)
+    first = run_cli("search", "charge", "--index", str(tmp_path / "idx"))
+    assert first.returncode == 0, first.stderr
+    assert "inventory.json" in json.loads((folder / VERIFIED).read_text())["files"]
+    data = bytearray((folder / "inventory.json").read_bytes())
+    data[10] ^= 0x01  # a byte inside a path: still valid JSON, a search never reads it
+    (folder / "inventory.json").write_bytes(bytes(data))
+    refused = run_cli("search", "charge", "--index", str(tmp_path / "idx"))
+    assert refused.returncode == 3, refused.stderr
+    (line,) = refused.stderr.strip().splitlines()
+    assert folder.name in line and "inventory.json" in line and "rebuild" in line
+
+
+def test_a_row_that_does_not_decode_is_a_clear_error_when_read(
+    built: tuple[Path, Path, str], tmp_path: Path
+) -> None:
+    _, index, _ = built
+    folder = _copy_index(index, tmp_path / "idx")
+    rows = msgspec.msgpack.decode((folder / "chunks.msgpack").read_bytes())
+    row = next(i for i, r in enumerate(rows) if r[7] == "charge")
+    rows[row][2] = "not a line number"
+    data = msgspec.msgpack.encode(rows)
+    (folder / "chunks.msgpack").write_bytes(data)
+    # digests that match: the build was written wrong, not damaged afterwards
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["files"]["chunks.msgpack"] = {
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "size": len(data),
+    }
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    refused = run_cli("search", "charge", "--index", str(tmp_path / "idx"))
+    assert refused.returncode == 3, refused.stderr
+    (line,) = refused.stderr.strip().splitlines()
+    assert "chunks.msgpack" in line and "cannot be decoded" in line and "Traceback" not in line
