@@ -201,3 +201,46 @@ def test_a_row_that_does_not_decode_is_a_clear_error_when_read(
     assert refused.returncode == 3, refused.stderr
     (line,) = refused.stderr.strip().splitlines()
     assert "chunks.msgpack" in line and "cannot be decoded" in line and "Traceback" not in line
+
+
+PHRASES = {
+    "src/units.py": "def kelvin():\n    return '273 \u212a above zero, TEMPERATURE Could Not Rise'\n",
+    "src/turkish.py": "def city():\n    return '\u0130stanbul and \u0130zm\u0130r'\n",
+    "src/accents.py": "def caf\u00e9():\n    return 'Caf\u00e9 could not open: \u00c9T\u00c9'\n",
+    "src/plain.py": "def rise():\n    raise ValueError('could not rise above zero')\n",
+}
+
+
+def _eager_rows(chunks: list[IndexedChunk], phrase: str, limit: int) -> list[int]:
+    return [i for i, c in enumerate(chunks) if phrase in c.text.lower()][:limit]
+
+
+@pytest.mark.parametrize(
+    "phrase",
+    [
+        "could not rise",
+        "k above",  # the Kelvin sign lowercases to an ASCII k
+        "zmi",  # U+0130 lowercases to i + U+0307: "zm\u0130r" holds "zmi"
+        "i\u0307stanbul",
+        "caf\u00e9 could",
+        "\u00e9t\u00e9",
+        "Could Not",  # an uppercase phrase matches nothing (texts are lowercased)
+        "def ",
+        "return",
+        "nothing at all here",
+    ],
+)
+def test_phrase_rows_from_the_stored_bytes_equal_scanning_every_text(
+    tmp_path: Path, phrase: str
+) -> None:
+    repo, (rev,) = make_repo(tmp_path / "repo", [PHRASES])
+    with GitRepo(repo) as git:
+        build_index(git, rev, tmp_path / "idx", policy=PathPolicy())
+    loaded = open_index(tmp_path / "idx", rev)
+    eager = msgspec.msgpack.decode(
+        (_build_folder(tmp_path / "idx") / "chunks.msgpack").read_bytes(), type=list[IndexedChunk]
+    )
+    for limit in (1, 2, 200):
+        assert loaded.rows_containing(phrase, limit) == _eager_rows(eager, phrase, limit)
+    if phrase == "nothing at all here":
+        assert loaded.chunks.decoded == 0  # found in no stored byte: no row decoded

@@ -7,7 +7,7 @@ vectorised adds: one slice of postings per query term.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, filterfalse
 from pathlib import Path
@@ -28,7 +28,7 @@ class BM25Index:
 
     def __init__(
         self,
-        vocab: dict[str, int],
+        vocab: Mapping[str, int],
         indptr: npt.NDArray[np.int64],
         rows: npt.NDArray[np.int32],
         weights: npt.NDArray[np.float32],
@@ -110,15 +110,52 @@ class BM25Index:
     @classmethod
     def load(cls, folder: Path) -> BM25Index:
         meta = msgspec.json.decode((folder / "vocab.json").read_bytes())
-        vocab = {t: i for i, t in enumerate(meta["terms"])}
         return cls(
-            vocab,
+            _Vocab(meta["terms"]),
             np.load(folder / "indptr.npy"),
             np.load(folder / "rows.npy", mmap_mode="r"),
             np.load(folder / "weights.npy", mmap_mode="r"),
             int(meta["nDocs"]),
             BM25Params(k1=float(meta["k1"]), b=float(meta["b"])),
         )
+
+
+class _Vocab(Mapping[str, int]):
+    """Term -> id over the stored term list, without building a dict for a short query.
+
+    A process that looks up a few terms (one ``codegold search``) scans the list in C;
+    past :attr:`SCANS` lookups the dict is built once, as loading used to.
+    """
+
+    SCANS = 24
+
+    def __init__(self, terms: list[str]) -> None:
+        self._terms = terms
+        self._ids: dict[str, int] | None = None
+        self._scans = 0
+
+    def _dict(self) -> dict[str, int]:
+        if self._ids is None:
+            self._ids = dict(zip(self._terms, range(len(self._terms)), strict=True))
+        return self._ids
+
+    def __getitem__(self, term: str) -> int:
+        if self._ids is None and self._scans < self.SCANS:
+            self._scans += 1
+            try:
+                return self._terms.index(term)
+            except ValueError:
+                raise KeyError(term) from None
+        return self._dict()[term]
+
+    def __contains__(self, term: object) -> bool:
+        return isinstance(term, str) and self.get(term) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._terms)
+
+    def __len__(self) -> int:
+        return len(self._terms)
 
 
 class BM25Builder:

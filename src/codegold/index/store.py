@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import heapq
 import mmap
 import os
 import shutil
@@ -282,6 +283,62 @@ class ChunkTable(Sequence[IndexedChunk]):
         return self._rows  # type: ignore[return-value]
 
     @cached_property
+    def _lowered(self) -> tuple[bytes, npt.NDArray[np.int64]]:
+        """The stored bytes with ASCII letters lowercased, and where each row ends."""
+        lengths = np.fromiter(map(len, self._raw), dtype=np.int64, count=len(self._raw))
+        ends = len(self._data) - int(lengths.sum()) + np.cumsum(lengths)
+        return bytes(self._data).lower(), ends
+
+    def _rows_holding(self, char: str) -> list[int]:
+        """Rows whose stored bytes hold ``char`` (a vectorised scan for its UTF-8 bytes:
+        ``bytes.find`` is slow for a needle this short)."""
+        low, ends = self._lowered
+        code = char.encode()
+        data = np.frombuffer(low, dtype=np.uint8)
+        at = np.flatnonzero(data[: len(data) - len(code) + 1] == code[0])
+        for i, byte in enumerate(code[1:], start=1):
+            at = at[data[at + i] == byte]
+        rows = np.unique(np.searchsorted(ends, at, side="right"))
+        return [int(r) for r in rows if r < len(self._raw)]
+
+    def rows_containing(self, phrase: str, limit: int) -> list[int] | None:
+        """Rows whose lowercased text contains ``phrase``, in row order, at most
+        ``limit``; None when only decoding every text can tell (a non-ASCII phrase).
+
+        The lowered bytes find the candidate rows (every row whose text holds the
+        phrase, and some whose other fields do); each is decoded and checked.
+        """
+        if not phrase.isascii() or "\0" in phrase:
+            return None
+        low, ends = self._lowered
+        n = len(self._raw)
+
+        def matches(needle: bytes) -> Iterator[int]:
+            at = low.find(needle)
+            while at != -1:
+                row = int(np.searchsorted(ends, at, side="right"))
+                if row >= n:
+                    return
+                yield row
+                at = low.find(needle, int(ends[row]))
+
+        found: list[Iterator[int]] = [matches(phrase.encode())]
+        # the two characters whose str.lower() holds ASCII: U+0130 -> "i" + U+0307 (so
+        # only a phrase ending in "i" can match through it) and the Kelvin sign -> "k"
+        if phrase.endswith("i"):
+            found.append(iter(self._rows_holding("\u0130")))
+        if "k" in phrase:
+            found.append(iter(self._rows_holding("\u212a")))
+        candidates = heapq.merge(*found)
+        rows: list[int] = []
+        for row in candidates:
+            if len(rows) >= limit:
+                break
+            if (not rows or rows[-1] < row) and phrase in self[row].text.lower():
+                rows.append(row)
+        return rows
+
+    @cached_property
     def heads(self) -> list[tuple[str, str]]:
         """Each row's (chunk id, file), without decoding texts."""
         if self._complete:
@@ -511,6 +568,10 @@ class LoadedIndex:
         """Rows whose text contains ``phrase`` (lowercase), in row order, at most ``limit``."""
         import bisect
 
+        if isinstance(self.chunks, ChunkTable):
+            found = self.chunks.rows_containing(phrase, limit)
+            if found is not None:
+                return found
         blob, starts = self.text_blob
         rows: list[int] = []
         at = blob.find(phrase)
