@@ -100,7 +100,6 @@ def search(
     embedder: str,
 ) -> None:
     """Search an index with the reference retriever."""
-    from codegold.cases.model import Context
     from codegold.index.store import open_index
     from codegold.retrieve.config import RetrieverConfig
     from codegold.retrieve.hybrid import HybridRetriever
@@ -111,6 +110,8 @@ def search(
     retriever = HybridRetriever(loaded, config, embedder=provider)
     context = None
     if open_file or path_prefix or language:
+        from codegold.cases.model import Context
+
         context = Context(open_file=open_file, path_prefix=path_prefix, language=language)
     result = retriever.search(query, context)
     a = result.analysis
