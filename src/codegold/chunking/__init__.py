@@ -78,7 +78,10 @@ __all__ = [
 #: loop (``app[method]``, ``['get'].forEach`` -> ``X.get``) and node-delegates chains; a
 #: constant longer than a chunk is cut into pieces that all carry its name; a function
 #: nested in a function adds ``outer.inner`` to its chunk's symbols.
-ALGORITHM_VERSION = "5"
+#: 6: Rust impls for primitive, scoped-in-reference, pointer, trait-object, slice, array
+#: and tuple types qualify their members (``str.index``, ``slice.index``); a blanket impl
+#: over its own type parameter (``impl<M> Matcher for &M``) is named by the trait.
+ALGORITHM_VERSION = "6"
 
 
 def chunk_file(

@@ -240,6 +240,12 @@ _BUILTINS: tuple[LanguageSpec, ...] = (
         "tree_sitter_rust",
         distribution="tree-sitter-rust",
         namespace_kinds=frozenset({"module"}),
+        # ``impl Index<Match> for [u8]``: rustdoc's names for slice, array and tuple types.
+        symbol_rewrites=(
+            (r"^\[[^\[\]]*;[^\[\]]*\](?=\.|$)", "array"),
+            (r"^\[.*\](?=\.|$)", "slice"),
+            (r"^\(.*\)(?=\.|$)", "tuple"),
+        ),
     ),
     # ``.h`` is C by its name; chunk_file reads a header with C++-only syntax as C++.
     _builtin(

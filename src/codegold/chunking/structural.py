@@ -176,6 +176,30 @@ def _base_name(path: str, suffixes: tuple[str, ...]) -> str:
 _REWRITES: dict[tuple[tuple[str, str], ...], tuple[tuple[re.Pattern[str], str], ...]] = {}
 
 
+def _impl_type_parameters(node: Node) -> set[str]:
+    """The type parameter names a Rust ``impl<…>`` declares (empty for other nodes)."""
+    params = node.child_by_field_name("type_parameters") if node.type == "impl_item" else None
+    if params is None:
+        return set()
+    names: set[str] = set()
+    for child in params.named_children:
+        name = child.child_by_field_name("name") if child.type == "type_parameter" else None
+        if name is None and child.type == "type_identifier":
+            name = child
+        if name is not None and name.text is not None:
+            names.add(name.text.decode("utf-8", "replace"))
+    return names
+
+
+def _base_type_name(node: Node | None) -> str | None:
+    """``Matcher`` of a Rust trait path ``Matcher``, ``grep::Matcher`` or ``From<T>``."""
+    while node is not None and node.type in ("generic_type", "scoped_type_identifier"):
+        node = node.child_by_field_name("type" if node.type == "generic_type" else "name")
+    if node is None or node.type != "type_identifier" or node.text is None:
+        return None
+    return node.text.decode("utf-8", "replace")
+
+
 def _rewrite(names: list[str], rewrites: tuple[tuple[str, str], ...]) -> list[str]:
     """Apply a language's symbol rewrites to qualified names, keeping order, dropping
     duplicates and names rewritten to nothing."""
@@ -329,6 +353,12 @@ class _File:
                     existing.kind, existing.declaration = kind, declaration
         ordered = sorted(found.values(), key=lambda d: (d.start_byte, -d.end_byte))
         self.assign_names(ordered, captured)
+        for d in ordered:
+            if d.kind == "impl" and d.names and d.names[0] in _impl_type_parameters(d.node):
+                # Rust ``impl<M: Matcher> Matcher for &M``: ``M`` is no type anyone names;
+                # the trait is (``Matcher.find_at``), and the impl stays one container.
+                trait = _base_type_name(d.node.child_by_field_name("trait"))
+                d.names[:] = [trait] if trait else []
         if self.alternatives:
             self.adopt_alternatives(ordered)
         named = [d for d in ordered if d.names]

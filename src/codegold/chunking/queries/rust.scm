@@ -27,14 +27,47 @@
 (type_item name: (type_identifier) @name) @declaration.type
 (associated_type name: (type_identifier) @name) @declaration.type
 
-; `impl Type` and `impl Trait for Type` both qualify their methods with Type.
+; `impl Type` and `impl Trait for Type` both qualify their methods with Type (SPEC §1),
+; never with the trait: the base name of generic (`Foo<T>` -> Foo), scoped
+; (`crate::Regex` -> Regex), primitive (`str`), reference and pointer (`&'a mut Foo` ->
+; Foo) and trait-object (`dyn Sink` -> Sink) types; slices, arrays and tuples are
+; rewritten to rustdoc's `slice`, `array`, `tuple` (languages.py). A blanket impl over
+; one of its own type parameters (`impl<M: Matcher> Matcher for &M`) is named by its
+; trait instead (`Matcher.find_at`; structural.py).
 (impl_item
   type: [(type_identifier) @name
-         (generic_type type: (type_identifier) @name)
+         (primitive_type) @name
          (scoped_type_identifier name: (type_identifier) @name)
+         (generic_type type: (type_identifier) @name)
          (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
-         (reference_type type: (type_identifier) @name)
-         (reference_type type: (generic_type type: (type_identifier) @name))]) @definition.impl
+         (dynamic_type trait: (type_identifier) @name)
+         (dynamic_type trait: (scoped_type_identifier name: (type_identifier) @name))
+         (dynamic_type trait: (generic_type type: (type_identifier) @name))
+         (array_type) @name
+         (tuple_type) @name
+         (unit_type) @name
+         (reference_type type: [(type_identifier) @name
+                          (primitive_type) @name
+                          (scoped_type_identifier name: (type_identifier) @name)
+                          (generic_type type: (type_identifier) @name)
+                          (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
+                          (dynamic_type trait: (type_identifier) @name)
+                          (dynamic_type trait: (scoped_type_identifier name: (type_identifier) @name))
+                          (dynamic_type trait: (generic_type type: (type_identifier) @name))
+                          (array_type) @name
+                          (tuple_type) @name
+                          (unit_type) @name])
+         (pointer_type type: [(type_identifier) @name
+                          (primitive_type) @name
+                          (scoped_type_identifier name: (type_identifier) @name)
+                          (generic_type type: (type_identifier) @name)
+                          (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
+                          (dynamic_type trait: (type_identifier) @name)
+                          (dynamic_type trait: (scoped_type_identifier name: (type_identifier) @name))
+                          (dynamic_type trait: (generic_type type: (type_identifier) @name))
+                          (array_type) @name
+                          (tuple_type) @name
+                          (unit_type) @name])]) @definition.impl
 
 ; Inline modules are namespaces (see LanguageSpec.namespace_kinds); `mod m;` is not.
 (mod_item name: (identifier) @name body: (declaration_list)) @definition.module
