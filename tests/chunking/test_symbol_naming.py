@@ -621,6 +621,176 @@ ROWS = [
         id="rust-impl-and-trait-impl",
     ),
     pytest.param(
+        "src/stack.rs",
+        """
+        pub struct Stack<T> { items: Vec<T> }
+
+        impl<T> Stack<T> {
+            pub fn push(&mut self, item: T) {
+                self.items.push(item);
+            }
+        }
+
+        impl<T: Clone> Clone for Stack<T> {
+            fn clone(&self) -> Stack<T> {
+                Stack { items: self.items.clone() }
+            }
+        }
+
+        impl<'a, W: io::Write> printer::Sink for printer::Standard<'a, W> {
+            type Error = io::Error;
+
+            fn matched(&mut self) -> bool {
+                true
+            }
+        }
+        """,
+        SOURCE,
+        {"Stack.push", "Stack.clone", "Standard.Error", "Standard.matched"},
+        {"Clone.clone", "Sink.matched", "printer.Standard.matched", "T.push", "push", "clone"},
+        ["Stack.push", "Stack::clone", "Standard.matched", "matched"],
+        id="rust-impl-generic-and-scoped-self-types",
+    ),
+    pytest.param(
+        "src/span.rs",
+        """
+        impl std::ops::Index<Span> for [u8] {
+            type Output = [u8];
+
+            fn index(&self, span: Span) -> &[u8] {
+                &self[span.start..span.end]
+            }
+        }
+
+        impl Index<Span> for str {
+            type Output = str;
+
+            fn index(&self, span: Span) -> &str {
+                &self[span.start..span.end]
+            }
+        }
+
+        impl<'a> From<&'a str> for Value {
+            fn from(text: &'a str) -> Value {
+                Value::Text(text.to_string())
+            }
+        }
+
+        impl<'p, 's, M: Matcher, W: WriteColor> Sink for &'p mut Printer<'s, M, W> {
+            fn context(&mut self) -> bool {
+                false
+            }
+        }
+
+        impl<'a> Searchable for &'a crate::regex::Regex {
+            fn find_at(&self, at: usize) -> bool {
+                at == 0
+            }
+        }
+
+        impl Encode for *const Header {
+            fn encode(&self) -> u32 {
+                0
+            }
+        }
+
+        impl dyn Visitor {
+            fn visit_all(&mut self) {}
+        }
+
+        impl Checksum for [u8; 16] {
+            fn digest(&self) -> u32 {
+                0
+            }
+        }
+
+        impl Pairwise for (usize, usize) {
+            fn swap(&self) -> (usize, usize) {
+                (self.1, self.0)
+            }
+        }
+        """,
+        SOURCE,
+        {
+            "slice.Output", "slice.index", "str.Output", "str.index", "Value.from",
+            "Printer.context", "Regex.find_at", "Header.encode", "Visitor.visit_all",
+            "array.digest", "tuple.swap",
+        },
+        {"index", "Output", "from", "From.from", "Index.index", "Sink.context", "[u8].index"},
+        ["str.index", "str::index", "slice.index", "Value::from", "Printer.context", "index"],
+        id="rust-impl-primitive-reference-pointer-dyn-slice-array-tuple",
+    ),
+    pytest.param(
+        "crates/matcher/src/lib.rs",
+        """
+        impl<'a, M: Matcher> Matcher for &'a M {
+            type Error = M::Error;
+
+            fn find_at(&self, haystack: &[u8], at: usize) -> bool {
+                (*self).find_at(haystack, at)
+            }
+        }
+
+        impl<S: Sink + ?Sized> Sink for Box<S> {
+            fn matched(&mut self) -> bool {
+                (**self).matched()
+            }
+        }
+
+        impl<'s, P: grep::VisitorBuilder<'s>> grep::VisitorBuilder<'s> for &mut P {
+            fn build(&mut self) {}
+        }
+        """,
+        SOURCE,
+        {"Matcher.Error", "Matcher.find_at", "Box.matched", "VisitorBuilder.build"},
+        {"M.find_at", "M.Error", "S.matched", "Sink.matched", "P.build", "find_at"},
+        ["Matcher.find_at", "find_at", "Box.matched", "VisitorBuilder::build"],
+        id="rust-blanket-impl-named-by-its-trait",
+    ),
+    pytest.param(
+        "src/lib.rs",
+        """
+        pub trait Sink {
+            type Error;
+            const LIMIT: usize = 8;
+
+            fn matched(&mut self) -> bool;
+
+            fn begin(&mut self) -> bool {
+                true
+            }
+        }
+
+        mod outer {
+            pub mod inner {
+                pub struct Walker;
+
+                impl Walker {
+                    pub fn step(&self) {}
+                }
+
+                pub fn free_standing() {}
+            }
+        }
+
+        macro_rules! message {
+            ($($tt:tt)*) => { eprintln!($($tt)*) }
+        }
+
+        pub const DEFAULT_DEPTH: usize = 5;
+        static BINARY_NAME: &str = "rg";
+        pub type Result<T> = std::result::Result<T, Error>;
+        """,
+        SOURCE,
+        {
+            "Sink", "Sink.Error", "Sink.LIMIT", "Sink.matched", "Sink.begin", "Walker",
+            "Walker.step", "free_standing", "message", "DEFAULT_DEPTH", "BINARY_NAME", "Result",
+        },
+        {"outer.inner.Walker.step", "inner.Walker.step", "inner.free_standing", "Sink.Sink"},
+        ["Sink.begin", "Sink::matched", "Walker.step", "free_standing", "message", "Result"],
+        id="rust-trait-defaults-modules-macros-items",
+    ),
+    pytest.param(
         "gson/src/main/java/com/google/gson/stream/JsonReader.java",
         """
         package com.google.gson.stream;
@@ -911,3 +1081,28 @@ def test_jsdoc_block_attaches_across_one_blank_line(gap: str, attached: bool) ->
     (chunk,) = [c for c in chunks_of("lib/response.js", source, SOURCE) if c.symbol == "res.send"]
     assert (chunk.start_line == 1) is attached
     assert chunk.text.strip() == chunk.text.strip("\n").strip() and chunk.text[0] != "\n"
+
+
+def test_rust_impl_headers_stay_with_their_impl() -> None:
+    """An impl for a slice or a blanket impl is one container chunk: no glue chunk
+    without a name is left at its header (``impl Index<Span> for [u8] {``)."""
+    source = """
+    impl Index<Span> for [u8] {
+        type Output = [u8];
+
+        fn index(&self, span: Span) -> &[u8] {
+            &self[span.start..span.end]
+        }
+    }
+
+    impl<'a, M: Matcher> Matcher for &'a M {
+        fn find_at(&self, at: usize) -> bool {
+            (*self).find_at(at)
+        }
+    }
+    """
+    chunks = chunks_of("src/span.rs", source, SOURCE)
+    assert [(c.kind, c.symbol, c.start_line) for c in chunks] == [
+        ("impl", "slice", 2),
+        ("impl", "Matcher", 10),
+    ]
