@@ -10,9 +10,9 @@ are judged by the same code.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from codegold._lazy import lazy_getattr
 from codegold.errors import CodegoldError, EnvironmentProblem, InputError
 
 if TYPE_CHECKING:
@@ -52,13 +52,7 @@ _API: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _API.get(name)
-    if module is None:
-        raise AttributeError(f"module 'codegold' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _API, globals())
 
 
 __all__ = [

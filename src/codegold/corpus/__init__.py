@@ -13,8 +13,9 @@ that chunks or evaluates a tenth of a second of start-up.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from codegold._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from codegold.corpus.attributes import AttributeValue, GitAttributes, parse_gitattributes
@@ -58,13 +59,7 @@ _WHERE: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'codegold.corpus' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _WHERE, globals())
 
 
 __all__ = [

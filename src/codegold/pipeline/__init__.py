@@ -20,8 +20,9 @@ builder (numpy, tree-sitter) nor the retrievers.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from codegold._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from codegold.pipeline.indexing import index_revision, index_revisions
@@ -55,13 +56,7 @@ _WHERE: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'codegold.pipeline' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _WHERE, globals())
 
 
 __all__ = [
