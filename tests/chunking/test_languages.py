@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from importlib import metadata
+from importlib import metadata, resources
 
 import pytest
 
@@ -16,7 +16,7 @@ from codegold.chunking import (
     registered_languages,
 )
 from codegold.chunking import languages as registry
-from codegold.chunking.languages import builtin_query
+from codegold.chunking.languages import builtin_query, compiled_query
 from codegold.corpus.model import FileRole
 from codegold.errors import InputError
 
@@ -158,3 +158,17 @@ def test_chunker_version_tracks_config() -> None:
 def test_invalid_config_is_rejected(kwargs: dict[str, int]) -> None:
     with pytest.raises(InputError):
         ChunkerConfig(**kwargs)
+
+
+def test_shared_query_fragments_are_spliced_in_where_they_are_included() -> None:
+    fragment = (
+        resources.files("codegold.chunking")
+        .joinpath("queries", "_js_members.scm")
+        .read_text(encoding="utf-8")
+    )
+    for name in ("javascript", "typescript"):
+        text = builtin_query(name)
+        assert "; @include" not in text
+        assert text.count(fragment) == 1
+        assert "@key" in text and "@member" in text
+        compiled_query(name)  # the spliced text compiles with the grammar

@@ -141,9 +141,17 @@ class LanguageSpec:
 
 
 def builtin_query(name: str) -> str:
-    """The text of a query file shipped with codegold (``queries/<name>.scm``)."""
-    path = resources.files("codegold.chunking").joinpath("queries").joinpath(f"{name}.scm")
-    return path.read_text(encoding="utf-8")
+    """The text of a query file shipped with codegold (``queries/<name>.scm``), with each
+    ``; @include FRAGMENT`` line replaced by ``queries/FRAGMENT.scm`` (patterns that
+    grammars sharing node names, JavaScript and TypeScript, keep in one place)."""
+    folder = resources.files("codegold.chunking").joinpath("queries")
+    text = folder.joinpath(f"{name}.scm").read_text(encoding="utf-8")
+    return _INCLUDE.sub(
+        lambda m: folder.joinpath(f"{m.group(1)}.scm").read_text(encoding="utf-8"), text
+    )
+
+
+_INCLUDE = re.compile(r"^; @include (\S+)[^\n]*\n", re.MULTILINE)
 
 
 def _builtin(
