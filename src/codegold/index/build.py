@@ -516,7 +516,8 @@ def _chunk_all(
                 following += 1
             assembly.add(files)
 
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        pool = ProcessPoolExecutor(max_workers=workers)
+        try:
             results = pool.map(_work, payloads)
             del payloads
             follow()  # meanwhile: the cached files before the first one being chunked
@@ -528,6 +529,11 @@ def _chunk_all(
                 done += len(batch)
                 if progress:
                     progress("chunking", done, len(todo))
+        finally:
+            # Interrupted (SIGTERM raises in the main thread) or failed: the batches not
+            # started are cancelled, so the process ends once the running ones return
+            # (the `with` form waited for every queued batch to be chunked first).
+            pool.shutdown(wait=True, cancel_futures=True)
         follow()
     if progress:
         progress("chunking", len(todo), len(todo))
