@@ -228,6 +228,15 @@ def _eager_rows(chunks: list[IndexedChunk], phrase: str, limit: int) -> list[int
         "def ",
         "return",
         "nothing at all here",
+        # a word inside the phrase narrows the rows to its postings (then each is checked)
+        "temperature could not rise",
+        "could not rise above zero",
+        "raise valueerror('could",
+        "273 k above",  # the only inner word holds a k: every text is scanned
+        "return 'caf",
+        "could not open",
+        "not open:",
+        "valueerror('could not rise above zero')",
     ],
 )
 def test_phrase_rows_from_the_stored_bytes_equal_scanning_every_text(
@@ -244,3 +253,20 @@ def test_phrase_rows_from_the_stored_bytes_equal_scanning_every_text(
         assert loaded.rows_containing(phrase, limit) == _eager_rows(eager, phrase, limit)
     if phrase == "nothing at all here":
         assert loaded.chunks.decoded == 0  # found in no stored byte: no row decoded
+
+
+def test_a_phrase_is_checked_only_against_the_rows_of_a_word_inside_it(tmp_path: Path) -> None:
+    files = dict(PHRASES)
+    files.update({f"src/filler{i}.py": f"def f{i}():\n    return {i}\n" for i in range(30)})
+    repo, (rev,) = make_repo(tmp_path / "repo", [files])
+    with GitRepo(repo) as git:
+        build_index(git, rev, tmp_path / "idx", policy=PathPolicy())
+    loaded = open_index(tmp_path / "idx", rev)
+    (row,) = loaded.rows_containing("could not rise above zero", 10)
+    assert loaded.chunks[row].file == "src/plain.py"
+    # "rise" and "above" are in two files' chunks only: those rows were read, and the
+    # whole table was never lowercased for a scan
+    assert loaded.chunks.decoded <= 4
+    assert "_lowered" not in vars(loaded.chunks)
+    assert loaded.rows_containing("could not rise above zero", 1) == [row]
+    assert loaded.rows_containing("could xyzzy rise", 10) == []  # no text holds "xyzzy"

@@ -37,9 +37,10 @@ import hashlib
 import heapq
 import mmap
 import os
+import re
 import shutil
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -56,7 +57,7 @@ from codegold.errors import EnvironmentProblem, InputError
 from codegold.index.lexical import BM25Builder, BM25Index
 from codegold.index.manifest import IndexManifest
 from codegold.index.symbols import StoredSymbols, SymbolTable
-from codegold.index.tokenize import path_tokens, tokenize
+from codegold.index.tokenize import path_tokens, tokenize, word_tokens
 from codegold.index.vectors import load_vectors
 
 FORMAT_VERSION = "codegold-index/4"
@@ -338,6 +339,27 @@ class ChunkTable(Sequence[IndexedChunk]):
                 rows.append(row)
         return rows
 
+    def rows_among(self, rows: Iterable[int], phrase: str, limit: int) -> list[int]:
+        """Those of ``rows`` (ascending) whose lowercased text contains the ASCII
+        ``phrase``, at most ``limit``: a row's stored bytes, lowercased, say whether it
+        is worth decoding (they hold the phrase, or one of the characters whose
+        ``str.lower()`` holds ASCII), and only such a row is decoded and checked."""
+        needle = phrase.encode()
+        odd = []
+        if phrase.endswith("i"):
+            odd.append("\u0130".encode())
+        if "k" in phrase:
+            odd.append("\u212a".encode())
+        found: list[int] = []
+        for row in rows:
+            if len(found) >= limit:
+                break
+            raw = bytes(self._raw[row])
+            worth = needle in raw.lower() or any(o in raw for o in odd)
+            if worth and phrase in self[row].text.lower():
+                found.append(row)
+        return found
+
     @cached_property
     def heads(self) -> list[tuple[str, str]]:
         """Each row's (chunk id, file), without decoding texts."""
@@ -351,6 +373,14 @@ class ChunkTable(Sequence[IndexedChunk]):
 
 
 _CHUNK_DECODER = msgspec.msgpack.Decoder(IndexedChunk)
+
+#: Runs of word characters in a phrase, as the tokenizer's word pattern sees them, and
+#: the runs that are one whole word to it (a letter then letters and digits, or digits).
+_PHRASE_WORD = re.compile(r"[A-Za-z0-9_$]+")
+_WHOLE_WORD = re.compile(r"[a-z][a-z0-9]*|[0-9]+")
+#: A phrase is checked against the rows of its rarest inner word when that word is in
+#: at most this many rows (or half of them), else against every text at once.
+_ANCHOR_ROWS = 4096
 
 
 class StoredInventoryEntry(msgspec.Struct, frozen=True, rename="camel"):
@@ -564,10 +594,60 @@ class LoadedIndex:
     def file_row(self) -> dict[str, int]:
         return {f: i for i, f in enumerate(self.file_lexical[1])}
 
+    def _anchored_rows(self, phrase: str) -> list[int] | None:
+        """The rows that can hold ``phrase``, from the postings of one word inside it;
+        None when no word can vouch for it (then every text is scanned).
+
+        A word with a non-word character on both sides within the phrase (``not`` in
+        ``could not solve``) is a whole word of any text holding the phrase, and BM25
+        indexed every whole word of every text (lowercased, stemmed, stop words kept),
+        so its postings hold every such row. Words with a ``k`` are passed over (the
+        Kelvin sign lowercases to one), and so is a word too common to narrow much.
+        """
+        if not phrase.isascii():
+            return None
+        lexical = self.lexical
+        best: tuple[int, int] | None = None
+        for match in _PHRASE_WORD.finditer(phrase):
+            word = match.group()
+            if match.start() == 0 or match.end() == len(phrase) or "k" in word:
+                continue
+            if not _WHOLE_WORD.fullmatch(word) or (len(word) < 2 and not word.isdigit()):
+                continue
+            term = lexical.vocab.get(word_tokens(word)[0])
+            if term is None:
+                return []  # a whole word no text holds
+            start, end = int(lexical.indptr[term]), int(lexical.indptr[term + 1])
+            if best is None or end - start < best[1] - best[0]:
+                best = (start, end)
+        if best is None or best[1] - best[0] > max(_ANCHOR_ROWS, lexical.n_docs // 2):
+            return None
+        return sorted(lexical.rows[best[0] : best[1]].tolist())
+
+    @cached_property
+    def _phrase_rows(self) -> dict[str, tuple[int, list[int]]]:
+        return {}
+
     def rows_containing(self, phrase: str, limit: int = 200) -> list[int]:
-        """Rows whose text contains ``phrase`` (lowercase), in row order, at most ``limit``."""
+        """Rows whose text contains ``phrase`` (lowercase), in row order, at most ``limit``.
+
+        Answers are kept per phrase: a search asks for a pasted message's phrase and
+        then for its three-word runs, often the same words."""
+        asked, rows = self._phrase_rows.get(phrase, (0, []))
+        if limit <= asked or len(rows) < asked:
+            return rows[:limit]
+        rows = self._rows_containing(phrase, limit)
+        self._phrase_rows[phrase] = (limit, rows)
+        return rows
+
+    def _rows_containing(self, phrase: str, limit: int) -> list[int]:
         import bisect
 
+        anchored = self._anchored_rows(phrase)
+        if anchored is not None:
+            if isinstance(self.chunks, ChunkTable):
+                return self.chunks.rows_among(anchored, phrase, limit)
+            return [r for r in anchored if phrase in self.chunks[r].text.lower()][:limit]
         if isinstance(self.chunks, ChunkTable):
             found = self.chunks.rows_containing(phrase, limit)
             if found is not None:
