@@ -236,3 +236,85 @@ def test_alternative_statement_heads_keep_the_function_parsed() -> None:
     assert "localtime_s" in by_symbol["to_local"].text
     assert (by_symbol["platform_open"].start_line, by_symbol["platform_open"].end_line) == (17, 25)
     assert by_symbol["platform_open"].role is Role.DEFINITION
+
+
+ALTERNATIVE_INITIALISERS = """\
+#define DECPMAX 16
+
+// The size varies with the format.
+static uByte allnines[DECPMAX]=
+#if SINGLE
+  {9, 9, 9, 9, 9, 9, 9};
+#elif DOUBLE
+  {9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9};
+#endif
+
+static decFloat * decFinalize(decFloat *df, bcdnum *num,
+                              decContext *set) {
+  uByte *ub;
+  return df;
+}
+
+static void
+Bfree(struct ctx* C, Bigint *v)
+{
+  if (v) {
+    if (v->k > Kmax)
+#ifdef FREE
+      FREE((void*)v);
+#else
+      free((void*)v);
+#endif
+    else {
+      v->next = C->freelist[v->k];
+    }
+  }
+}
+
+decFloat * decFloatZero(decFloat *df) {
+  return df;
+}
+"""
+
+
+def test_alternative_statement_ends_keep_the_file_structural() -> None:
+    """``x =`` then ``#if A {…}; #elif B {…}; #endif`` (and an ``if (…)`` whose body is
+    chosen by ``#ifdef``): each branch finishes the open statement; the parser reads the
+    first one, and every function after it is a chunk."""
+    chunks = chunks_of("src/decCommon.c", ALTERNATIVE_INITIALISERS)
+    names = {c.symbol: c for c in chunks if c.symbol}
+    assert {"decFinalize", "Bfree", "decFloatZero"} <= set(names)
+    assert (names["decFinalize"].start_line, names["decFinalize"].end_line) == (11, 15)
+    assert (names["Bfree"].start_line, names["Bfree"].end_line) == (17, 31)
+    assert any("allnines" in c.symbols for c in chunks)
+    resolution = resolve_conditionals(ALTERNATIVE_INITIALISERS.encode())
+    assert resolution is not None
+    parsed = resolution.source.decode().split("\n")
+    assert parsed[5].strip() == "{9, 9, 9, 9, 9, 9, 9};"  # the first branch is read
+    assert not parsed[7].strip() and not parsed[24].strip()  # the others are blanked
+    assert resolution.alternatives == ()
+
+
+def test_bare_macro_lines_are_blanked_and_lead_their_definition() -> None:
+    source = """\
+#include "parser.h"
+
+YY_ATTRIBUTE_UNUSED
+static int
+yy_location_print_ (FILE *yyo, YYLTYPE const * const yylocp)
+{
+  return 0;
+}
+
+enum kind {
+  KIND_FIRST,
+  KIND_LAST
+};
+"""
+    resolution = resolve_conditionals(source.encode())
+    assert resolution is not None
+    assert resolution.macro_rows == frozenset({2})  # not KIND_LAST, an enumerator
+    chunks = chunks_of("src/parser.c", source)
+    (function,) = [c for c in chunks if c.symbol == "yy_location_print_"]
+    assert (function.start_line, function.end_line) == (3, 8)
+    assert any({"kind.KIND_FIRST", "kind.KIND_LAST"} <= set(c.symbols) for c in chunks)

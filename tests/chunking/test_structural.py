@@ -150,7 +150,7 @@ QUALIFIED = [
             }
         }
         """,
-        {"Stack", "Stack.items", "Stack.push", "Stack.fmt", "util", "helper"},
+        {"Stack", "Stack.items", "Stack.push", "Stack.fmt", "util", "helper", "util.helper"},
         id="rust-impls",
     ),
 ]

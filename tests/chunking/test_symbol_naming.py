@@ -1008,6 +1008,74 @@ ROWS = [
         ["Client.send", "Inner.method", "Client.Inner.method", "top", "send"],
         id="python-members",
     ),
+    pytest.param(
+        "src/util.ts",
+        """
+        export namespace Util {
+          export function trim(s: string): string {
+            return s.trim();
+          }
+          export const VERSION = "1";
+          export class Parser {
+            parse(text: string): number {
+              return Number(text);
+            }
+          }
+        }
+        """,
+        SOURCE,
+        {"trim", "Util.trim", "VERSION", "Util.VERSION", "Parser", "Util.Parser", "Parser.parse"},
+        {"Util.Util"},
+        ["Util.trim", "trim", "Util.Parser", "Parser.parse"],
+        id="ts-namespace-members",
+    ),
+    pytest.param(
+        "src/flags/mod.rs",
+        """
+        mod parse {
+            pub fn parse_low() -> u8 {
+                1
+            }
+        }
+        """,
+        SOURCE,
+        {"parse", "parse_low", "parse.parse_low"},
+        set(),
+        ["parse::parse_low", "parse_low"],
+        id="rust-module-members",
+    ),
+    pytest.param(
+        "src/counter.h",
+        """
+        #include <QObject>
+
+        class Counter : public QObject
+        {
+            Q_OBJECT
+            Q_PROPERTY(int value READ value WRITE setValue NOTIFY valueChanged)
+        public:
+            explicit Counter(QObject *parent = nullptr);
+            int value() const;
+        signals:
+            void valueChanged(int value);
+        public slots:
+            void setValue(int value);
+        };
+
+        class Derived : public Counter
+        {
+            Q_OBJECT
+        public:
+            Derived();
+        };
+        """,
+        SOURCE,
+        {"Counter", "Counter.Counter", "Counter.value", "Counter.valueChanged",
+         "Counter.setValue", "Derived", "Derived.Derived"},
+        {"Counter.Q_PROPERTY", "Derived.public", "Q_OBJECT"},
+        ["Counter::setValue", "Derived::Derived"],
+        id="cpp-qt-object-macros",
+    ),
 ]  # fmt: skip
 
 
@@ -1106,3 +1174,50 @@ def test_rust_impl_headers_stay_with_their_impl() -> None:
         ("impl", "slice", 2),
         ("impl", "Matcher", 10),
     ]
+
+
+def test_split_interface_members_name_their_interface() -> None:
+    """A long interface of documented prototypes is split; each member's chunk is part
+    of the interface's declaration and names it too (a label ``TypeFactory`` finds the
+    member that mentions what the question asks)."""
+    members = "\n".join(
+        f"  /**\n   * Define thing {n}.\n   *\n   * @param id the id\n   */\n"
+        f"  long defineThing{n}(\n      long context,\n      String name,\n      int id);\n"
+        for n in range(20)
+    )
+    source = f"package org.x;\n\npublic interface TypeFactory {{\n\n{members}}}\n"
+    chunks = chunks_of("src/TypeFactory.java", source, SOURCE)
+    members_of = [c for c in chunks if c.symbol and c.symbol.startswith("TypeFactory.")]
+    assert len(members_of) == 20
+    for chunk in members_of:
+        assert chunk.role is Role.DECLARATION
+        assert chunk.symbols == (chunk.symbol, "TypeFactory")
+        assert symbol_matches("TypeFactory", chunk.symbol, chunk.symbols)
+
+
+def test_split_class_members_do_not_name_their_class() -> None:
+    """Only a declaration container lends its name: a class's methods are definitions
+    of their own, and a label for the class stays with the class's header chunk."""
+    methods = "\n".join(
+        f"  long run{n}(long x) {{\n    long y = x + {n};\n    return y * 2;\n  }}\n"
+        for n in range(30)
+    )
+    chunks = chunks_of("src/Runner.java", f"class Runner {{\n{methods}}}\n", SOURCE)
+    run3 = next(c for c in chunks if c.symbol == "Runner.run3")
+    assert run3.symbols == ("Runner.run3",)
+
+
+def test_cpp_function_emitting_a_signal_stays_a_definition() -> None:
+    """``emit changed();`` in a body parses as a prototype; a function is no container
+    of prototypes, so its chunk stays a definition."""
+    source = """
+    void Counter::setValue(int value)
+    {
+        if (m_value == value)
+            return;
+        m_value = value;
+        emit valueChanged(value);
+    }
+    """
+    (chunk,) = [c for c in chunks_of("src/counter.cpp", source, SOURCE) if c.symbol]
+    assert (chunk.symbol, chunk.role) == ("Counter.setValue", Role.DEFINITION)

@@ -81,7 +81,15 @@ __all__ = [
 #: 6: Rust impls for primitive, scoped-in-reference, pointer, trait-object, slice, array
 #: and tuple types qualify their members (``str.index``, ``slice.index``); a blanket impl
 #: over its own type parameter (``impl<M> Matcher for &M``) is named by the trait.
-ALGORITHM_VERSION = "6"
+#: 7: C/C++ conditionals whose branches each finish a statement left open above them
+#: (alternative initialisers, alternative ``if`` bodies) are read as their first branch;
+#: bare upper-case macro lines between statements (``Q_OBJECT``, ``YY_ATTRIBUTE_UNUSED``)
+#: are blanked for the parser and lead the definition below them; cleanly parsed
+#: definitions inside an ``ERROR`` do not count against the parse; a function holding a
+#: prototype-looking statement (``emit changed();``) stays a definition; members split
+#: out of an interface also name it; a namespace member also has its namespaced name
+#: (``Util.trim``, Rust ``imp.helper``).
+ALGORITHM_VERSION = "7"
 
 
 def chunk_file(

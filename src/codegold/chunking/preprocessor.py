@@ -26,12 +26,20 @@ for a few lines turned to spaces:
 * of an ``#if … #else`` whose branches all end inside a statement they leave open
   (two ``if (…)`` heads for one body, two declarators for one function) the last branch
   is kept and the others lose that open statement;
+* of an ``#if … #elif/#else`` placed inside a statement the line above it leaves open,
+  every branch finishing that statement (alternative initialisers ``x =`` ``#if A {…};``
+  ``#else {…};``, alternative bodies of one ``if (…)``), the first branch is kept;
 * a branch ending in a bare ``extern "C"`` (before a declaration after ``#endif``)
   loses that line;
 * every other unbalanced branch loses its unbalanced tail only: the declaration that
   opens the unclosed brace (from the statement before it), or everything up to the
   last unmatched closing brace. The balanced code before it (a whole function in the
   ``WIN32`` branch) stays.
+
+Independently of conditionals, a line holding only an upper-case macro invocation
+between statements (``Q_OBJECT``, ``Q_PROPERTY(…)``, ``YY_ATTRIBUTE_UNUSED``; not an
+enumerator or an argument, which a ``}``, ``)`` or operator follows) is blanked: the
+parser would read it as the type of the declaration after it.
 
 Each blanked tail that reads as a function header is reported as an
 :class:`Alternative`: the chunker puts its lines and name into the definition that
@@ -70,6 +78,9 @@ class Resolution:
     source: bytes
     alternatives: tuple[Alternative, ...]
     blanked_rows: frozenset[int]
+    #: The blanked bare macro invocations (``Q_OBJECT``, ``YY_ATTRIBUTE_UNUSED``): they
+    #: lead the definition right below them like a comment.
+    macro_rows: frozenset[int] = frozenset()
 
 
 @dataclass(slots=True)
@@ -191,13 +202,55 @@ def _open_end(line: bytes) -> bool:
     return not text.endswith((b";", b"{", b"}", b",", b":", b"\\"))
 
 
+#: A line holding only an upper-case macro invocation, no ``;`` after it: ``Q_OBJECT``,
+#: ``Q_PROPERTY(int x READ x)``, ``G_DEFINE_TYPE (Foo, foo, G_TYPE_OBJECT)``.
+_BARE_MACRO = re.compile(
+    rb"^[ \t]*[A-Z][A-Z0-9_]+[ \t]*(?:\([^;{}]*\))?[ \t]*(?://.*|/\*(?:(?!\*/).)*\*/[ \t]*)?$"
+)
+#: What a code line after a bare macro may not start with: the macro is then part of an
+#: expression, an enumerator list or a function header (``LAST_KIND`` before ``};``).
+_CONTINUATION = re.compile(rb"^[ \t]*[})\],;.?:{=+\-*/%&|<>!^]")
+
+
+def _bare_macros(lines: list[bytes], directive_rows: set[int]) -> set[int]:
+    """Rows of bare macro invocations between statements (after ``;``, a brace or a
+    label's ``:``): they expand to declarations the parser cannot see, and it reads them
+    as the type of the declaration after them (``Q_OBJECT public:`` in a Qt class)."""
+    rows: set[int] = set()
+    previous: bytes | None = None
+    candidate: int | None = None
+    in_comment = False
+    for row, line in enumerate(lines):
+        text = line.strip()
+        if in_comment:
+            in_comment = b"*/" not in text
+            continue
+        if row in directive_rows or not text or text.startswith(b"//"):
+            continue
+        if text.startswith(b"/*"):
+            in_comment = b"*/" not in text
+            continue
+        if candidate is not None:
+            if _CONTINUATION.match(line) is None:
+                rows.add(candidate)
+            candidate = None
+        if _BARE_MACRO.match(line) and (previous is None or not _open_end(previous)):
+            # A run of them (``Q_OBJECT`` then ``Q_PROPERTY(…)``) stands between statements.
+            candidate = row
+            continue
+        previous = line
+    return rows
+
+
 def resolve_conditionals(source: bytes) -> Resolution | None:
-    """The source the parser should read, or None when no conditional splits braces."""
-    if b"#" not in source or (b"{" not in source and b"}" not in source):
+    """The source the parser should read, or None when no conditional splits braces
+    and no bare macro invocation sits between statements."""
+    if b"{" not in source and b"}" not in source:
         return None
     lines = source.split(b"\n")
     braces, directive_rows, groups = _scan(lines)
-    blanked: set[int] = set()
+    macros = _bare_macros(lines, directive_rows)
+    blanked: set[int] = set(macros)
     alternatives: list[Alternative] = []
 
     def delta(branch: _Branch) -> int:
@@ -262,6 +315,38 @@ def resolve_conditionals(source: bytes) -> Resolution | None:
                 return False
         return True
 
+    def before(group: _Group) -> bytes | None:
+        """The last code line above a conditional (directives and comments skipped)."""
+        row = group.directive_rows[0] - 1
+        while row >= 0:
+            line = lines[row]
+            text = line.strip()
+            if row in directive_rows or row in blanked or not text:
+                row -= 1
+                continue
+            if text.startswith((b"/*", b"*", b"//")) or text.endswith(b"*/"):
+                row -= 1
+                continue
+            return line
+        return None
+
+    def alternative_completions(group: _Group) -> bool:
+        """An ``#if … #else`` (or ``#elif``) placed inside a statement the line above it
+        leaves open, every branch finishing that statement: alternative initialisers
+        (``static uByte nines[N] =`` ``#if SINGLE {9, …};`` ``#elif DOUBLE {9, …};``)
+        or alternative bodies of one ``if (…)`` (``#ifdef FREE FREE(v); #else
+        free(v); #endif``). The parser reads one statement with several ends."""
+        if len(group.branches) < 2 or group.children:
+            return False
+        above = before(group)
+        if above is None or not _open_end(above):
+            return False
+        for branch in group.branches:
+            rows = code_rows(branch)
+            if not rows or not _statement_end(lines[rows[-1]]):
+                return False
+        return True
+
     def open_tail(branch: _Branch) -> tuple[int, int] | None:
         """The rows of the statement a branch leaves open, from the previous
         statement's end."""
@@ -289,9 +374,14 @@ def resolve_conditionals(source: bytes) -> Resolution | None:
             if rows and _LINKAGE.match(lines[rows[-1]]):
                 blanked.add(rows[-1])
         balanced = all(delta(branch) == 0 for branch in group.branches)
-        if balanced and not alternative_heads(group):
+        completions = balanced and alternative_completions(group)
+        if balanced and not completions and not alternative_heads(group):
             return
         kept = group.branches[-1] if group.branches[-1].explicit_else else None
+        if completions:
+            # The first branch is kept (the one a plain ``#if`` reading shows first);
+            # an ``#if`` without ``#else`` may be the empty one, which must not be kept.
+            kept = group.branches[0]
         group_start, group_end = group.directive_rows[0], group.directive_rows[-1]
         for row in group.directive_rows:
             blanked.add(row)
@@ -303,7 +393,10 @@ def resolve_conditionals(source: bytes) -> Resolution | None:
         for branch in group.branches:
             if branch is kept:
                 continue
-            if balanced:
+            if completions:
+                rows = code_rows(branch)
+                span = (rows[0], rows[-1]) if rows else None
+            elif balanced:
                 span = open_tail(branch)
             elif delta(branch) == 0:
                 continue
@@ -317,7 +410,7 @@ def resolve_conditionals(source: bytes) -> Resolution | None:
             rows = [r for r in range(start, end + 1) if r not in directive_rows]
             blanked.update(range(start, end + 1))
             text = b"\n".join(lines[r] for r in rows).decode("utf-8", "replace")
-            if kept is not None and b"(" in b"".join(lines[r] for r in rows):
+            if not completions and kept is not None and b"(" in b"".join(lines[r] for r in rows):
                 alternatives.append(Alternative(start, end, text, group_start, group_end))
 
     for group in groups:
@@ -331,4 +424,4 @@ def resolve_conditionals(source: bytes) -> Resolution | None:
     for row in blanked:
         begin = starts[row]
         out[begin : begin + len(lines[row])] = b" " * len(lines[row])
-    return Resolution(bytes(out), tuple(alternatives), frozenset(blanked))
+    return Resolution(bytes(out), tuple(alternatives), frozenset(blanked), frozenset(macros))

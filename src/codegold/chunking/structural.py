@@ -217,6 +217,8 @@ def _rewrite(names: list[str], rewrites: tuple[tuple[str, str], ...]) -> list[st
     return out or names
 
 
+#: A namespace name that may qualify (``Util``, ``A.B``; not ``"@types/node"``).
+_NAMESPACE = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
 _SUBSCRIPT = re.compile(r"^(.+)\[[A-Za-z_$][\w$]*\]$")
 
 
@@ -279,11 +281,13 @@ class _File:
         #: that split braces resolved, byte for byte at the same offsets.
         self.parse_src = self.src
         self.alternatives: tuple[Alternative, ...] = ()
+        self.macro_rows: frozenset[int] = frozenset()
         if spec.resolve_conditionals:
             resolution = resolve_conditionals(self.src)
             if resolution is not None:
                 self.parse_src = resolution.source
                 self.alternatives = resolution.alternatives
+                self.macro_rows = resolution.macro_rows
         #: First rows of definitions whose alternative headers sit above them.
         self.span_floor: dict[int, int] = {}
 
@@ -307,19 +311,22 @@ class _File:
             end -= 1
         return (start, end) if start <= end else None
 
-    def error_share(self, root: Node, language: str) -> float:
-        ranges = sorted(
-            (node.start_point[0], _last_row(node))
-            for node in QueryCursor(Query(grammar(language), "(ERROR) @error"))
-            .captures(root)
-            .get("error", [])
-        )
-        covered = 0
-        reach = -1
-        for start, end in ranges:
-            start = max(start, reach + 1)
-            covered += sum(1 for row in range(start, end + 1) if not self.blank(row))
-            reach = max(reach, end)
+    def error_share(self, root: Node, language: str, captured: dict[str, list[Node]]) -> float:
+        """Share of non-blank lines under ``ERROR`` nodes, not counting the lines of
+        definitions that parsed cleanly inside one (the functions of a macro-heavy C
+        file whose one unparsable statement left the whole file under an ``ERROR``)."""
+        rows: set[int] = set()
+        for node in (
+            QueryCursor(Query(grammar(language), "(ERROR) @error")).captures(root).get("error", [])
+        ):
+            rows.update(range(node.start_point[0], _last_row(node) + 1))
+        if rows:
+            for capture, nodes in captured.items():
+                if capture.startswith((_DEFINITION, _DECLARATION)):
+                    for node in nodes:
+                        if not node.has_error:
+                            rows.difference_update(range(node.start_point[0], _last_row(node) + 1))
+        covered = sum(1 for row in rows if not self.blank(row))
         non_blank = sum(1 for line in self.lines if line.strip())
         return covered / non_blank if non_blank else 0.0
 
@@ -470,7 +477,11 @@ class _File:
         titled: a function there becomes a method, a constructor takes its name."""
         namespaces = self.spec.namespace_kinds
         qualifier = parent
+        #: Names of the namespaces passed on the way (TypeScript ``namespace Util``).
+        passed: list[str] = []
         while qualifier is not None and (qualifier.kind in namespaces or qualifier.titled):
+            if not qualifier.titled and qualifier.names:
+                passed.append(qualifier.names[0])
             qualifier = qualifier.parent
         if d.kind == "function" and qualifier is not None:
             d.kind = "method"
@@ -483,6 +494,12 @@ class _File:
         if d.members and d.kind in CONTAINER_KINDS:
             # A delegation defines its members, not the object it delegates from.
             qnames = [f"{qnames[0]}.{member}" for member in d.members]
+        if passed and d.kind not in namespaces and all(_NAMESPACE.match(n) for n in passed):
+            # A namespace does not qualify, but what engineers call through it (``Util.trim``
+            # for ``namespace Util { export function trim }``, Rust ``fmt::write``) is a
+            # name too: the namespaced spelling follows the plain one.
+            prefix = ".".join(reversed(passed))
+            qnames += [f"{prefix}.{q}" for q in qnames if not q.startswith(prefix + ".")]
         d.qnames = _rewrite(qnames, self.spec.symbol_rewrites)
 
     def qualified_names(self, d: _Def, base: str | None) -> list[str]:
@@ -519,9 +536,14 @@ class _File:
             d.span_col = len(self.lines[floor]) - len(self.lines[floor].lstrip())
 
     def collect_leading(self, nodes: Sequence[Node]) -> None:
-        """Index leading comments/attributes that stand alone on their lines."""
+        """Index leading comments/attributes that stand alone on their lines, and the
+        bare macro lines the preprocessor blanked (``YY_ATTRIBUTE_UNUSED`` above
+        ``static int f(…)``)."""
         src = self.src
         starts = self.line_starts
+        for row in self.macro_rows:
+            line = self.lines[row]
+            self.leading_at[row] = (row, len(line) - len(line.lstrip()))
         for node in nodes:
             row, column = node.start_point
             if src[starts[row] : node.start_byte].strip():
@@ -750,9 +772,9 @@ class _File:
     def run(self, language: str) -> ChunkResult:
         tree = _parser(language).parse(self.parse_src)
         root = tree.root_node
-        if root.has_error and self.error_share(root, language) > ERROR_LINE_SHARE:
-            return self.fallback(language)
         captured = QueryCursor(compiled_query(language).query).captures(root)
+        if root.has_error and self.error_share(root, language, captured) > ERROR_LINE_SHARE:
+            return self.fallback(language)
         definitions = self.collect_definitions(captured)
         self.collect_leading(captured.get("leading", []))
 
@@ -789,6 +811,7 @@ class _File:
                 and d.kind in FUNCTION_KINDS
                 and d.parent is not None
                 and d.parent is pieces[index].owner
+                and d.parent.kind in CONTAINER_KINDS
             ):
                 prototypes.add(index)
             if d.local:
@@ -810,6 +833,20 @@ class _File:
                 continue
             for qname in d.qnames:
                 symbols[index][qname] = None
+
+        for index, piece in enumerate(pieces):
+            # A member split out of an interface (a declaration container: Java's 170-line
+            # interface of documented prototypes) is part of that declaration: its chunk
+            # also names the interface, so a label for the interface finds its members.
+            owner = piece.owner
+            container = owner.parent if owner is not None and not owner.local else None
+            if (
+                container is not None
+                and container.declaration
+                and container.kind in CONTAINER_KINDS
+                and container.qnames
+            ):
+                symbols[index].setdefault(container.qname, None)
 
         line_starts = self.line_starts
         byte_starts = [line_starts[p.start] for p in pieces]
