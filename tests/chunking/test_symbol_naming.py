@@ -1076,6 +1076,59 @@ ROWS = [
         ["Counter::setValue", "Derived::Derived"],
         id="cpp-qt-object-macros",
     ),
+    pytest.param(
+        "src/flags.rs",
+        """
+        bitflags! {
+            /// What a matcher may report.
+            #[derive(Debug, Clone, Copy)]
+            pub struct MatchKind: u32 {
+                const LINE = 1;
+            }
+        }
+
+        rgtest!(
+            // The name follows a comment.
+            r1234_gitignore_nested,
+            |dir: Dir, mut cmd: TestCommand| {
+                eqnice!("x", cmd.stdout());
+            }
+        );
+        """,
+        SOURCE,
+        {"MatchKind", "r1234_gitignore_nested"},
+        {"ref", "derive"},
+        ["MatchKind", "r1234_gitignore_nested"],
+        id="rust-bitflags-and-commented-macro-names",
+    ),
+    pytest.param(
+        "src/router.ts",
+        """
+        export default class extends Base {
+          run(): number {
+            return 1;
+          }
+        }
+        """,
+        SOURCE,
+        {"router", "router.run"},
+        {"run"},
+        ["router.run", "run"],
+        id="ts-anonymous-default-class",
+    ),
+    pytest.param(
+        "lib/middleware.js",
+        """
+        export default async function (ctx, next) {
+          await next();
+        }
+        """,
+        SOURCE,
+        {"middleware"},
+        set(),
+        ["middleware"],
+        id="js-anonymous-default-function",
+    ),
 ]  # fmt: skip
 
 

@@ -7,18 +7,32 @@
 (macro_definition name: (identifier) @name) @definition.function
 
 ; Items made by a macro call at item level whose first argument is a name:
-; `rgtest!(r16, |dir, cmd| {...});`, `test_case!(name ...)` are named by it.
+; `rgtest!(r16, |dir, cmd| {...});`, `test_case!(name ...)` are named by it (comments
+; before it are no argument).
 ; (`#not-any-of?` is not evaluated by py-tree-sitter: `#not-match?` it is.)
 (source_file
   (expression_statement
-    (macro_invocation macro: (identifier) @_macro (token_tree . (identifier) @name))
+    (macro_invocation
+      macro: (identifier) @_macro
+      (token_tree . [(line_comment) (block_comment)]* . (identifier) @name))
     (#not-match? @_macro "^(lazy_static|thread_local|cfg_if|bitflags|include|macro_rules|assert|assert_eq|println|eprintln)$")) @definition.function)
 (source_file
-  (macro_invocation macro: (identifier) @_macro (token_tree . (identifier) @name)
+  (macro_invocation
+    macro: (identifier) @_macro
+    (token_tree . [(line_comment) (block_comment)]* . (identifier) @name)
   (#not-match? @_macro "^(lazy_static|thread_local|cfg_if|bitflags|include|macro_rules|assert|assert_eq|println|eprintln)$")) @definition.function)
 (declaration_list
-  (macro_invocation macro: (identifier) @_macro (token_tree . (identifier) @name)
+  (macro_invocation
+    macro: (identifier) @_macro
+    (token_tree . [(line_comment) (block_comment)]* . (identifier) @name)
   (#not-match? @_macro "^(lazy_static|thread_local|cfg_if|bitflags|include|macro_rules|assert|assert_eq|println|eprintln)$")) @definition.function)
+; `bitflags! { pub struct Flags: u32 { ... } }` defines the structs it names.
+(source_file
+  (macro_invocation macro: (identifier) @_macro (token_tree "struct" . (identifier) @name)
+  (#eq? @_macro "bitflags")) @definition.struct)
+(declaration_list
+  (macro_invocation macro: (identifier) @_macro (token_tree "struct" . (identifier) @name)
+  (#eq? @_macro "bitflags")) @definition.struct)
 
 (struct_item name: (type_identifier) @name) @definition.struct
 (union_item name: (type_identifier) @name) @definition.struct

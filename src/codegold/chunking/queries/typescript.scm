@@ -197,6 +197,15 @@
         right: (object) @body))
     (#eq? @_exports "module.exports")) @definition.class)
 (program (export_statement value: (object) @body @filename) @definition.class)
+; An anonymous default export is named by the file too: `export default class extends
+; Base {…}` in src/router.ts is `router` (members `router.run`); `export default
+; function (req) {…}` and `export default (req) => {…}` in src/handler.ts are `handler`.
+(program
+  (export_statement value: (class !name body: (class_body) @body) @filename) @definition.class)
+(program
+  (export_statement
+    value: [(function_expression !name) (arrow_function body: (statement_block))] @filename)
+  @definition.function)
 (program
   (expression_statement
     (assignment_expression
