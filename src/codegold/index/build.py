@@ -29,7 +29,13 @@ from codegold.corpus.inventory import build_inventory
 from codegold.corpus.model import FileRole, FileStatus, InventoryEntry
 from codegold.corpus.policy import PathPolicy
 from codegold.index.cache import BuildCache
-from codegold.index.lexical import IndexMerger, TermCounts, WholeFile, int32_bytes
+from codegold.index.lexical import (
+    IndexMerger,
+    InternedCounts,
+    TermCounts,
+    WholeFile,
+    int32_bytes,
+)
 from codegold.index.manifest import IndexManifest
 from codegold.index.store import (
     FILE_LEXICAL,
@@ -44,7 +50,8 @@ from codegold.index.store import (
     read_manifest,
     verify_build,
 )
-from codegold.index.symbols import TABLES, KeyPostings, SymbolMerger, chunk_keys
+from codegold.index.strings import StringTable
+from codegold.index.symbols import TABLES, InternedKeys, KeyPostings, SymbolMerger, chunk_keys
 from codegold.index.tokenize import find_words, path_tokens, word_tokens
 from codegold.index.vectors import save_vectors
 
@@ -80,11 +87,62 @@ class _FileRecord(msgspec.Struct, array_like=True):
     symbols: list[KeyPostings]  # per table of SymbolTable (TABLES order)
 
 
+class _StoredRecord(msgspec.Struct, array_like=True):
+    """A :class:`_FileRecord` as the cache keeps it: its terms and symbol keys as ids
+    of the cache's string table, so that merging it reads no string."""
+
+    chunks: bytes
+    n_chunks: int
+    parse_ok: bool
+    lexical: InternedCounts
+    whole: WholeFile | None
+    symbols: list[InternedKeys]
+
+
+def _intern(records: Sequence[_FileRecord], strings: StringTable) -> list[_StoredRecord]:
+    """``records`` with their strings numbered in ``strings`` (one pass for the lot)."""
+    per = 1 + len(TABLES)
+    runs = strings.ids_of(
+        [run for r in records for run in (r.lexical.terms, *(k.keys for k in r.symbols))]
+    )
+    return [
+        _StoredRecord(
+            chunks=r.chunks,
+            n_chunks=r.n_chunks,
+            parse_ok=r.parse_ok,
+            lexical=InternedCounts.of(r.lexical, runs[i * per]),
+            whole=r.whole,
+            symbols=[
+                InternedKeys.of(k, ids)
+                for k, ids in zip(r.symbols, runs[i * per + 1 : (i + 1) * per], strict=True)
+            ],
+        )
+        for i, r in enumerate(records)
+    ]
+
+
+_RECORD = msgspec.msgpack.Decoder(_FileRecord)
+_STORED = msgspec.msgpack.Decoder(_StoredRecord)
+
+
+def _store_fresh(
+    cache: BuildCache, keys: Sequence[str], raws: Sequence[bytes]
+) -> list[_StoredRecord]:
+    """Freshly chunked records (encoded :class:`_FileRecord`) interned and cached."""
+
+    def make(strings: StringTable) -> tuple[list[tuple[str, bytes]], list[_StoredRecord]]:
+        stored = _intern([_RECORD.decode(raw) for raw in raws], strings)
+        encode = msgspec.msgpack.Encoder().encode
+        return list(zip(keys, map(encode, stored), strict=True)), stored
+
+    return cache.put_interned("files", make)
+
+
 #: Less to chunk than this is chunked in the main process (a pool costs more).
 POOL_MIN_BYTES = 2_000_000
 
 #: Changes whenever :class:`_FileRecord` or what it is computed from changes.
-RECORD_VERSION = "file-record-2"
+RECORD_VERSION = "file-record-3"
 
 
 def _cache_key(job: _FileJob, chunker_version: str) -> str:
@@ -348,8 +406,7 @@ def _build_into(
     cache = BuildCache(where.cache)
     stats: dict[str, int] = {}
     try:
-        assembly = _Assembly()
-        _chunk_all(jobs, cache, options, progress, stats, assembly)
+        assembly = _chunk_all(jobs, cache, options, progress, stats)
         if progress:
             progress("lexical index", 0, 1)
         per_file = assembly.per_file
@@ -430,15 +487,15 @@ def _stored(entry: InventoryEntry, chunked: tuple[int, bool] | None) -> StoredIn
 class _Assembly:
     """The build's merged state, fed every file's record in file order."""
 
-    def __init__(self) -> None:
-        self.lexical = IndexMerger()
-        self.symbols = SymbolMerger()
+    def __init__(self, strings: StringTable) -> None:
+        self.lexical = IndexMerger(strings)
+        self.symbols = SymbolMerger(strings)
         self.chunks: list[bytes] = []
         self.per_file: dict[str, tuple[int, bool]] = {}
         self.file_order: list[str] = []  # files with chunks: the whole-file index's rows
         self.rows = 0
 
-    def add(self, files: Sequence[tuple[_FileJob, _FileRecord]]) -> None:
+    def add(self, files: Sequence[tuple[_FileJob, _StoredRecord]]) -> None:
         """The next files, in file order (one merge pass for the lot)."""
         bases: list[int] = []
         for job, record in files:
@@ -460,15 +517,15 @@ def _chunk_all(
     options: BuildOptions,
     progress: Progress | None,
     stats: dict[str, int],
-    assembly: _Assembly,
-) -> None:
-    """Every job's record, from the cache or chunked, into ``assembly`` in file order.
+) -> _Assembly:
+    """Every job's record, from the cache or chunked, into an assembly in file order.
     With a pool, the main process decodes, stores and merges what it has (cached
     records, finished batches) while the workers go on."""
     version = chunker_version(options.chunker)
     keys = [_cache_key(j, version) for j in jobs]
-    decoder = msgspec.msgpack.Decoder(_FileRecord)
     cached = cache.get_many("files", keys)
+    # read after the records: the table then holds every string they name
+    assembly = _Assembly(cache.sync_strings())
     todo = [i for i, key in enumerate(keys) if key not in cached]
     stats["filesFromCache"] = len(jobs) - len(todo)
     stats["filesChunked"] = len(todo)
@@ -477,18 +534,19 @@ def _chunk_all(
     if progress:
         progress("chunking", 0, len(todo))
     if workers <= 1 or total_bytes < POOL_MIN_BYTES:
-        fresh: list[tuple[str, bytes]] = []
-        files: list[tuple[_FileJob, _FileRecord]] = []
-        for i, key in enumerate(keys):
-            raw = cached.get(key)
-            if raw is None:
-                raw = _chunk_job(jobs[i], options.chunker, version)
-                fresh.append((key, raw))
-                if progress and len(fresh) % 200 == 0:
-                    progress("chunking", len(fresh), len(todo))
-            files.append((jobs[i], decoder.decode(raw)))
-        cache.put_many("files", fresh)
-        assembly.add(files)
+        raws: list[bytes] = []
+        for n, i in enumerate(todo, 1):
+            raws.append(_chunk_job(jobs[i], options.chunker, version))
+            if progress and n % 200 == 0:
+                progress("chunking", n, len(todo))
+        fresh = dict(zip(todo, _store_fresh(cache, [keys[i] for i in todo], raws), strict=True))
+        del raws
+        assembly.add(
+            [
+                (job, fresh.pop(i) if i in fresh else _STORED.decode(cached.pop(keys[i])))
+                for i, job in enumerate(jobs)
+            ]
+        )
     else:
         target = max(100_000, total_bytes // (workers * 12))
         batches = _batches(todo, jobs, target_bytes=target)
@@ -498,16 +556,16 @@ def _chunk_all(
             for batch in batches
         ]
         done = 0
-        waiting: dict[int, _FileRecord] = {}
+        waiting: dict[int, _StoredRecord] = {}
         following = 0  # the next file assembly takes
 
         def follow() -> None:
             nonlocal following
-            files: list[tuple[_FileJob, _FileRecord]] = []
+            files: list[tuple[_FileJob, _StoredRecord]] = []
             while following < len(jobs):
                 key = keys[following]
                 if key in cached:
-                    record = decoder.decode(cached.pop(key))
+                    record = _STORED.decode(cached.pop(key))
                 elif following in waiting:
                     record = waiting.pop(following)
                 else:
@@ -523,8 +581,8 @@ def _chunk_all(
             follow()  # meanwhile: the cached files before the first one being chunked
             for batch, raw in zip(batches, results, strict=True):
                 outs = msgspec.msgpack.decode(raw, type=list[bytes])
-                cache.put_many("files", zip((keys[i] for i in batch), outs, strict=True))
-                waiting.update(zip(batch, map(decoder.decode, outs), strict=True))
+                stored = _store_fresh(cache, [keys[i] for i in batch], outs)
+                waiting.update(zip(batch, stored, strict=True))
                 follow()
                 done += len(batch)
                 if progress:
@@ -537,6 +595,7 @@ def _chunk_all(
         follow()
     if progress:
         progress("chunking", len(todo), len(todo))
+    return assembly
 
 
 def _batches(todo: list[int], jobs: Sequence[_FileJob], *, target_bytes: int) -> list[list[int]]:

@@ -3,13 +3,27 @@
 Chunks are keyed by blob SHA, path-derived inputs (language, file role, path) and
 the chunker version; vectors by chunk digest and embedder identity. Indexing a
 neighbouring revision therefore re-chunks and re-embeds only what changed.
+
+File records name their terms and symbol keys by the ids of one append-only
+:class:`StringTable` kept in the same database (table ``strings``: each row the
+strings one write numbered, in order). Records are written in the same transaction
+as the strings they introduce, so a record read is always covered by the table read
+after it.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TypeVar
+
+import msgspec
+
+from codegold.index.strings import StringTable
+
+T = TypeVar("T")
+_STRINGS = msgspec.msgpack.Decoder(list[str])
 
 
 class BuildCache:
@@ -20,6 +34,53 @@ class BuildCache:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS files (key TEXT PRIMARY KEY, data BLOB)")
         self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, data BLOB)")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS strings (seq INTEGER PRIMARY KEY, data BLOB NOT NULL)"
+        )
+        self._db.commit()
+        self.strings = StringTable()
+        self._seq = 0  # the last row of ``strings`` read into :attr:`strings`
+
+    def sync_strings(self) -> StringTable:
+        """:attr:`strings` with every row written since it was last read (read the
+        records first: the table read after them covers every id they hold)."""
+        rows = self._db.execute(
+            "SELECT seq, data FROM strings WHERE seq > ? ORDER BY seq", (self._seq,)
+        )
+        for seq, data in rows:
+            self.strings.extend(_STRINGS.decode(data))
+            self._seq = seq
+        return self.strings
+
+    def put_interned(
+        self, table: str, make: Callable[[StringTable], tuple[list[tuple[str, bytes]], T]]
+    ) -> T:
+        """Records made by ``make`` from the string table (which it may extend), stored
+        with the strings they introduced in one transaction that holds the write lock,
+        so that two builds sharing the cache never number two strings alike."""
+        self._db.execute("BEGIN IMMEDIATE")
+        mark = len(self.strings)
+        seq = self._seq
+        try:
+            self.sync_strings()
+            mark, seq = len(self.strings), self._seq
+            items, out = make(self.strings)
+            new = self.strings.strings[mark:]
+            if new:
+                cursor = self._db.execute(
+                    "INSERT INTO strings (data) VALUES (?)", (msgspec.msgpack.encode(new),)
+                )
+                seq = cursor.lastrowid or seq
+            self._db.executemany(
+                f"INSERT OR REPLACE INTO {_table(table)} (key, data) VALUES (?, ?)", items
+            )
+            self._db.commit()
+        except BaseException:
+            self._db.rollback()
+            self.strings.truncate(mark)
+            raise
+        self._seq = seq
+        return out
 
     def get_many(self, table: str, keys: Iterable[str]) -> dict[str, bytes]:
         found: dict[str, bytes] = {}

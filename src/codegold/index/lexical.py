@@ -9,12 +9,15 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain, filterfalse
+from itertools import chain
 from pathlib import Path
+from typing import Protocol
 
 import msgspec
 import numpy as np
 import numpy.typing as npt
+
+from codegold.index.strings import StringTable, check_ids, offsets
 
 
 @dataclass(frozen=True)
@@ -245,79 +248,99 @@ class WholeFile(msgspec.Struct, array_like=True):
     length: int
 
 
-class Vocabulary:
-    """Terms numbered by first occurrence, run after run (each run's terms distinct)."""
+class InternedCounts(msgspec.Struct, array_like=True):
+    """:class:`TermCounts` as a build cache stores it: ``terms`` are ids of the
+    cache's :class:`~codegold.index.strings.StringTable` (int32), the rest as there."""
 
-    def __init__(self) -> None:
-        self.ids: dict[str, int] = {}
+    terms: bytes
+    term_ids: bytes
+    counts: bytes
+    postings: bytes
+    lengths: bytes
 
-    def add(self, terms: Sequence[str]) -> npt.NDArray[np.int32]:
-        """The global id of each of ``terms``, new ones numbered in their order."""
-        return self.add_runs([terms])[0]
-
-    def add_runs(self, runs: Sequence[Sequence[str]]) -> list[npt.NDArray[np.int32]]:
-        """:meth:`add` of each run in turn, in one pass from C over all of them."""
-        ids = self.ids
-        start = len(ids)
-        new = dict.fromkeys(filterfalse(ids.__contains__, chain.from_iterable(runs)))
-        if new:
-            ids.update(zip(new, range(start, start + len(new)), strict=True))
-        sizes = [len(run) for run in runs]
-        flat = np.fromiter(map(ids.__getitem__, chain.from_iterable(runs)), np.int32, sum(sizes))
-        return np.split(flat, np.cumsum(sizes[:-1])) if runs else []
-
-
-def renumber(global_of_local: npt.NDArray[np.int32], local_ids: bytes) -> npt.NDArray[np.int32]:
-    """``local_ids`` (int32 indexes into a run's terms) as global ids."""
-    out: npt.NDArray[np.int32] = global_of_local[np.frombuffer(local_ids, dtype=np.int32)]
-    return out
+    @classmethod
+    def of(cls, counts: TermCounts, terms: npt.NDArray[np.int32]) -> InternedCounts:
+        return cls(
+            terms=terms.astype(np.int32).tobytes(),
+            term_ids=counts.term_ids,
+            counts=counts.counts,
+            postings=counts.postings,
+            lengths=counts.lengths,
+        )
 
 
-def _concat(arrays: Sequence[npt.NDArray[np.int32]]) -> npt.NDArray[np.int32]:
-    return np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int32)
+class _Postings(Protocol):
+    counts: bytes
+    postings: bytes
+    lengths: bytes
+
+
+def _sizes(raws: Sequence[bytes]) -> npt.NDArray[np.int64]:
+    """The number of int32s in each of ``raws``."""
+    return np.fromiter((len(r) // 4 for r in raws), dtype=np.int64, count=len(raws))
+
+
+def first_order(ids: npt.NDArray[np.int32]) -> npt.NDArray[np.int64]:
+    """The distinct values of ``ids`` in the order they first occur."""
+    seen, first = np.unique(ids, return_index=True)
+    order: npt.NDArray[np.int64] = seen[np.argsort(first, kind="stable")].astype(np.int64)
+    return order
+
+
+def global_ids(
+    runs: Sequence[bytes], local: Sequence[bytes], strings: StringTable
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """Runs of string ids (checked against ``strings``) and, per run, indexes into it
+    (``local``), as one array of string ids; and the runs concatenated."""
+    flat = _int32s(runs)
+    check_ids(flat, strings)
+    at = _int32s(local).astype(np.int64) + np.repeat(offsets(_sizes(runs)), _sizes(local))
+    return flat[at], flat
 
 
 class IndexMerger:
-    """The chunk index and the whole-file index from files' cached contributions,
-    fed in file order (as they arrive), each array identical to what a
-    :class:`BM25Builder` fed the same tokens makes."""
+    """The chunk index and the whole-file index from files' cached contributions, fed
+    in file order, each array identical to what a :class:`BM25Builder` fed the same
+    tokens makes. Terms are string ids throughout: strings are read only for the
+    vocabulary that is written."""
 
-    def __init__(self) -> None:
-        self.vocab = Vocabulary()
-        self._ids: list[npt.NDArray[np.int32]] = []
-        self._parts: list[TermCounts] = []
-        self._file_ids: list[npt.NDArray[np.int32]] = []
-        self._files: list[WholeFile] = []
+    def __init__(self, strings: StringTable) -> None:
+        self.strings = strings
+        self._files: list[tuple[InternedCounts, WholeFile | None]] = []
 
-    def add(self, chunks: TermCounts, whole: WholeFile | None) -> None:
+    def add(self, chunks: InternedCounts, whole: WholeFile | None) -> None:
         """One file: its chunks' term counts and, when it has chunks, the file as one
         document (``whole`` numbers its terms in ``chunks.terms``)."""
-        self.add_many([(chunks, whole)])
+        self._files.append((chunks, whole))
 
-    def add_many(self, files: Sequence[tuple[TermCounts, WholeFile | None]]) -> None:
+    def add_many(self, files: Sequence[tuple[InternedCounts, WholeFile | None]]) -> None:
         """:meth:`add` of each file in turn."""
-        runs = self.vocab.add_runs([chunks.terms for chunks, _ in files])
-        for (chunks, whole), global_of_local in zip(files, runs, strict=True):
-            self._ids.append(renumber(global_of_local, chunks.term_ids))
-            self._parts.append(chunks)
-            if whole is not None:
-                self._file_ids.append(renumber(global_of_local, whole.term_ids))
-                self._files.append(whole)
+        self._files.extend(files)
 
     def finish(self, params: BM25Params = BM25Params()) -> tuple[BM25Index, BM25Index]:
-        vocab = self.vocab.ids
-        chunk_index = _from_postings(vocab, _concat(self._ids), self._parts, params)
-        by_chunk_id = _concat(self._file_ids)
-        # the file index's own vocabulary: first occurrence over the file documents
-        seen, first = np.unique(by_chunk_id, return_index=True)
-        order = seen[np.argsort(first, kind="stable")]
-        dense = np.zeros(len(vocab), dtype=np.int32)
+        files = self._files
+        self._files = []
+        parts = [chunks for chunks, _ in files]
+        sids, runs = global_ids([p.terms for p in parts], [p.term_ids for p in parts], self.strings)
+        # a term's id is its rank by first occurrence, file after file (each file's
+        # terms are listed in the order its postings first use them)
+        order = first_order(runs)
+        dense = np.zeros(len(self.strings), dtype=np.int32)
         dense[order] = np.arange(len(order), dtype=np.int32)
-        names = list(vocab)
-        file_vocab = dict(
-            zip(map(names.__getitem__, order.tolist()), range(len(order)), strict=True)
+        names = self.strings.strings
+        vocab = dict(zip(map(names.__getitem__, order.tolist()), range(len(order)), strict=True))
+        chunk_index = _from_postings(vocab, dense[sids], parts, params)
+        # the file documents: the same runs, each file's whole-file term indexes
+        with_whole = [(p, w) for p, w in files if w is not None]
+        file_sids, _ = global_ids(
+            [p.terms for p, _ in with_whole], [w.term_ids for _, w in with_whole], self.strings
         )
-        wholes = self._files
+        file_order = first_order(file_sids)  # the file index's own vocabulary
+        dense[file_order] = np.arange(len(file_order), dtype=np.int32)
+        file_vocab = dict(
+            zip(map(names.__getitem__, file_order.tolist()), range(len(file_order)), strict=True)
+        )
+        wholes = [w for _, w in with_whole]
         docs = TermCounts(
             terms=[],
             term_ids=b"",
@@ -325,15 +348,22 @@ class IndexMerger:
             postings=int32_bytes(len(f.counts) // 4 for f in wholes),
             lengths=int32_bytes(f.length for f in wholes),
         )
-        file_index = _from_postings(file_vocab, dense[by_chunk_id], [docs], params)
+        file_index = _from_postings(file_vocab, dense[file_sids], [docs], params)
         return chunk_index, file_index
+
+
+def intern_counts(parts: Sequence[TermCounts], strings: StringTable) -> list[InternedCounts]:
+    """``parts`` with their terms numbered in ``strings``."""
+    runs = strings.ids_of([p.terms for p in parts])
+    return [InternedCounts.of(p, ids) for p, ids in zip(parts, runs, strict=True)]
 
 
 def merge_term_counts(parts: Sequence[TermCounts], params: BM25Params = BM25Params()) -> BM25Index:
     """One index over runs of documents, in order: identical, array for array, to a
     :class:`BM25Builder` fed every run's documents token by token."""
-    merger = IndexMerger()
-    for part in parts:
+    strings = StringTable()
+    merger = IndexMerger(strings)
+    for part in intern_counts(parts, strings):
         merger.add(part, None)
     return merger.finish(params)[0]
 
@@ -341,7 +371,7 @@ def merge_term_counts(parts: Sequence[TermCounts], params: BM25Params = BM25Para
 def _from_postings(
     vocab: dict[str, int],
     ids: npt.NDArray[np.int32],
-    parts: Sequence[TermCounts],
+    parts: Sequence[_Postings],
     params: BM25Params,
 ) -> BM25Index:
     per_doc = _int32s([p.postings for p in parts])
@@ -358,8 +388,9 @@ def merge_indexes(
     params: BM25Params = BM25Params(),
 ) -> tuple[BM25Index, BM25Index]:
     """:class:`IndexMerger` over files at once."""
-    merger = IndexMerger()
-    for part, whole in zip(chunks, files, strict=True):
+    strings = StringTable()
+    merger = IndexMerger(strings)
+    for part, whole in zip(intern_counts(chunks, strings), files, strict=True):
         merger.add(part, whole)
     return merger.finish(params)
 

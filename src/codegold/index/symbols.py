@@ -12,7 +12,8 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from codegold.index.lexical import Vocabulary, int32_bytes, renumber
+from codegold.index.lexical import global_ids, int32_bytes
+from codegold.index.strings import StringTable
 
 
 @lru_cache(maxsize=500_000)
@@ -67,35 +68,55 @@ class KeyPostings(msgspec.Struct, array_like=True):
         return cls(keys=list(local), key_ids=int32_bytes(ids), rows=int32_bytes(rows))
 
 
+class InternedKeys(msgspec.Struct, array_like=True):
+    """:class:`KeyPostings` as a build cache stores it: ``keys`` are ids of the
+    cache's :class:`~codegold.index.strings.StringTable` (int32), the rest as there."""
+
+    keys: bytes
+    key_ids: bytes
+    rows: bytes
+
+    @classmethod
+    def of(cls, part: KeyPostings, keys: npt.NDArray[np.int32]) -> InternedKeys:
+        return cls(keys=keys.astype(np.int32).tobytes(), key_ids=part.key_ids, rows=part.rows)
+
+
 class TableMerger:
     """One table from runs of chunks fed in row order, each with the row of its first
-    chunk: the same dict :meth:`SymbolTable.build` makes, keys sorted, rows ascending."""
+    chunk: the same dict :meth:`SymbolTable.build` makes, keys sorted, rows ascending.
+    Keys are string ids until the end: only the table's distinct keys are read."""
 
-    def __init__(self) -> None:
-        self.vocab = Vocabulary()
-        self._ids: list[npt.NDArray[np.int32]] = []
-        self._rows: list[npt.NDArray[np.int32]] = []
+    def __init__(self, strings: StringTable) -> None:
+        self.strings = strings
+        self._parts: list[tuple[int, InternedKeys]] = []
 
-    def add(self, base: int, part: KeyPostings) -> None:
+    def add(self, base: int, part: InternedKeys) -> None:
         self.add_many([(base, part)])
 
-    def add_many(self, parts: Sequence[tuple[int, KeyPostings]]) -> None:
-        parts = [(base, part) for base, part in parts if part.keys]
-        runs = self.vocab.add_runs([part.keys for _, part in parts])
-        for (base, part), global_of_local in zip(parts, runs, strict=True):
-            self._ids.append(renumber(global_of_local, part.key_ids))
-            self._rows.append(np.frombuffer(part.rows, dtype=np.int32) + np.int32(base))
+    def add_many(self, parts: Sequence[tuple[int, InternedKeys]]) -> None:
+        self._parts.extend((base, part) for base, part in parts if part.key_ids)
 
     def finish(self) -> dict[str, list[int]]:
-        keys = list(self.vocab.ids)
-        if not keys:
+        parts = self._parts
+        self._parts = []
+        if not parts:
             return {}
+        sids, _ = global_ids(
+            [p.keys for _, p in parts], [p.key_ids for _, p in parts], self.strings
+        )
+        per_part = np.fromiter((len(p.rows) // 4 for _, p in parts), np.int64, len(parts))
+        bases = np.fromiter((base for base, _ in parts), np.int32, len(parts))
+        rows = np.frombuffer(b"".join(p.rows for _, p in parts), dtype=np.int32)
+        rows = rows + np.repeat(bases, per_part)
+        distinct = np.unique(sids)
+        names = self.strings.strings
+        keys = list(map(names.__getitem__, distinct.tolist()))
         order = sorted(range(len(keys)), key=keys.__getitem__)
-        rank = np.empty(len(keys), dtype=np.int32)
-        rank[np.asarray(order, dtype=np.int64)] = np.arange(len(keys), dtype=np.int32)
-        ranked = rank[np.concatenate(self._ids)]
+        rank = np.zeros(len(names), dtype=np.int32)
+        rank[distinct[np.asarray(order, dtype=np.int64)]] = np.arange(len(keys), dtype=np.int32)
+        ranked = rank[sids]
         by_key = np.argsort(ranked, kind="stable")  # stable: rows stay ascending per key
-        flat: list[int] = np.concatenate(self._rows)[by_key].tolist()
+        flat: list[int] = rows[by_key].tolist()
         ends = np.cumsum(np.bincount(ranked, minlength=len(keys)))
         starts = [0, *ends[:-1].tolist()]
         return dict(
@@ -110,20 +131,26 @@ class TableMerger:
 class SymbolMerger:
     """:class:`SymbolTable` from runs of chunks (files) fed in row order."""
 
-    def __init__(self) -> None:
-        self.tables = [TableMerger() for _ in TABLES]
+    def __init__(self, strings: StringTable) -> None:
+        self.tables = [TableMerger(strings) for _ in TABLES]
 
-    def add(self, base: int, parts: Sequence[KeyPostings]) -> None:
+    def add(self, base: int, parts: Sequence[InternedKeys]) -> None:
         self.add_many([(base, parts)])
 
-    def add_many(self, files: Sequence[tuple[int, Sequence[KeyPostings]]]) -> None:
-        """Files' four :class:`KeyPostings` each, with the row of each file's first chunk."""
+    def add_many(self, files: Sequence[tuple[int, Sequence[InternedKeys]]]) -> None:
+        """Files' four :class:`InternedKeys` each, with the row of each file's first chunk."""
         for i, table in enumerate(self.tables):
             table.add_many([(base, parts[i]) for base, parts in files])
 
     def finish(self) -> SymbolTable:
         defs, lower, refs, norm = (t.finish() for t in self.tables)
         return SymbolTable(defs=defs, defs_lower=lower, refs=refs, refs_norm=norm)
+
+
+def intern_keys(parts: Sequence[KeyPostings], strings: StringTable) -> list[InternedKeys]:
+    """``parts`` with their keys numbered in ``strings``."""
+    runs = strings.ids_of([p.keys for p in parts])
+    return [InternedKeys.of(p, ids) for p, ids in zip(parts, runs, strict=True)]
 
 
 def _sorted(table: dict[str, list[int]]) -> dict[str, list[int]]:
@@ -161,9 +188,10 @@ class SymbolTable(msgspec.Struct, frozen=True):
     def merge(cls, parts: Sequence[tuple[int, Sequence[KeyPostings]]]) -> SymbolTable:
         """The table of runs of chunks (each with its first row and its four
         :class:`KeyPostings`), identical to :meth:`build` over all their chunks."""
-        merger = SymbolMerger()
+        strings = StringTable()
+        merger = SymbolMerger(strings)
         for base, tables in parts:
-            merger.add(base, tables)
+            merger.add(base, intern_keys(tables, strings))
         return merger.finish()
 
     def definitions(self, name: str) -> list[int]:
