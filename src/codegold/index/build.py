@@ -416,7 +416,7 @@ def _build_into(
         file_index.save(folder / FILE_LEXICAL)
         del chunk_index, file_index
         write_json_atomic(folder / FILE_LEXICAL / "files.json", assembly.file_order, pretty=False)
-        assembly.symbols.finish().save(folder / "symbols.msgpack")
+        (folder / "symbols.msgpack").write_bytes(assembly.symbols.encoded())
         with (folder / "chunks.msgpack").open("wb") as handle:
             handle.write(_array_header(n_rows))
             handle.writelines(assembly.chunks)

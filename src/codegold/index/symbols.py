@@ -12,7 +12,8 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from codegold.index.lexical import global_ids, int32_bytes
+from codegold.index._msgpack import encode_row_lists
+from codegold.index.lexical import global_ids, int32_bytes, stable_argsort
 from codegold.index.strings import StringTable
 
 
@@ -30,7 +31,8 @@ def _is_title(name: str) -> bool:
     return _SPACE.search(name) is not None
 
 
-#: The four tables, in the order :func:`chunk_keys` gives a chunk's keys for them.
+#: The four tables (the fields of :class:`SymbolTable`), in the order :func:`chunk_keys`
+#: gives a chunk's keys for them.
 TABLES = ("defs", "defs_lower", "refs", "refs_norm")
 
 
@@ -96,11 +98,12 @@ class TableMerger:
     def add_many(self, parts: Sequence[tuple[int, InternedKeys]]) -> None:
         self._parts.extend((base, part) for base, part in parts if part.key_ids)
 
-    def finish(self) -> dict[str, list[int]]:
+    def encoded(self) -> bytes:
+        """The table as msgpack, byte for byte what msgspec writes for its dict."""
         parts = self._parts
         self._parts = []
         if not parts:
-            return {}
+            return encode_row_lists([], np.zeros(0, np.int64), np.zeros(0, np.int32))
         sids, _ = global_ids(
             [p.keys for _, p in parts], [p.key_ids for _, p in parts], self.strings
         )
@@ -115,17 +118,9 @@ class TableMerger:
         rank = np.zeros(len(names), dtype=np.int32)
         rank[distinct[np.asarray(order, dtype=np.int64)]] = np.arange(len(keys), dtype=np.int32)
         ranked = rank[sids]
-        by_key = np.argsort(ranked, kind="stable")  # stable: rows stay ascending per key
-        flat: list[int] = rows[by_key].tolist()
-        ends = np.cumsum(np.bincount(ranked, minlength=len(keys)))
-        starts = [0, *ends[:-1].tolist()]
-        return dict(
-            zip(
-                map(keys.__getitem__, order),
-                map(flat.__getitem__, map(slice, starts, ends.tolist())),
-                strict=True,
-            )
-        )
+        by_key = stable_argsort(ranked)  # stable: rows stay ascending per key
+        counts = np.bincount(ranked, minlength=len(keys)).astype(np.int64)
+        return encode_row_lists(list(map(keys.__getitem__, order)), counts, rows[by_key])
 
 
 class SymbolMerger:
@@ -142,9 +137,16 @@ class SymbolMerger:
         for i, table in enumerate(self.tables):
             table.add_many([(base, parts[i]) for base, parts in files])
 
+    def encoded(self) -> bytes:
+        """The :class:`SymbolTable`, as :meth:`SymbolTable.save` writes it."""
+        out = [bytes([0x80 | len(TABLES)])]  # a struct encodes as a map of its fields
+        for name, table in zip(TABLES, self.tables, strict=True):  # the field names
+            out.append(msgspec.msgpack.encode(name))
+            out.append(table.encoded())
+        return b"".join(out)
+
     def finish(self) -> SymbolTable:
-        defs, lower, refs, norm = (t.finish() for t in self.tables)
-        return SymbolTable(defs=defs, defs_lower=lower, refs=refs, refs_norm=norm)
+        return msgspec.msgpack.decode(self.encoded(), type=SymbolTable)
 
 
 def intern_keys(parts: Sequence[KeyPostings], strings: StringTable) -> list[InternedKeys]:
