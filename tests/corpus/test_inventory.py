@@ -15,6 +15,7 @@ from codegold.corpus import (
     build_inventory,
     load_policy,
 )
+from codegold.corpus.inventory import BlobFacts
 from tests.corpus.gitfixture import Content, Gitlink, Symlink, git, make_repo
 
 SOURCE = "def create_session():\n    return 1\n"
@@ -224,3 +225,34 @@ def test_older_versioned_folders_are_migration(tmp_path: Path) -> None:
         assert entries[path].role is FileRole.SOURCE
     assert entries["tests/v1/test_users.py"].role is FileRole.TEST
     assert off["src/v3/types.ts"].role is FileRole.SOURCE
+
+
+def test_known_blob_facts_classify_alike_without_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lfs = "version https://git-lfs.github.com/spec/v1\noid sha256:" + "a" * 64 + "\nsize 12\n"
+    path, (sha,) = make_repo(tmp_path, [{**FILES, "models/weights.bin": lfs}])
+    with GitRepo(path) as repo:
+        policy = load_policy(repo=repo, revision=sha)
+        facts: dict[str, BlobFacts] = {}
+        entries, contents = build_inventory(repo, sha, policy, language_of=_language, facts=facts)
+        assert entries == build_inventory(repo, sha, policy, language_of=_language).entries
+        blob_of = {e.path: e.blob for e in entries}
+        assert facts[blob_of["api/client.py"]].marker == "Code generated ... DO NOT EDIT"
+        assert facts[blob_of["assets/logo.png"]].binary
+        assert facts[blob_of["models/weights.bin"]].lfs
+        requested: list[str] = []
+        original = repo.read_blobs
+
+        def spy(shas: Iterable[str]) -> Iterator[tuple[str, bytes]]:
+            names = list(shas)
+            requested.extend(names)
+            return original(names)
+
+        monkeypatch.setattr(repo, "read_blobs", spy)
+        again, unread = build_inventory(repo, sha, policy, language_of=_language, facts=dict(facts))
+    assert again == entries
+    assert unread == {}
+    assert requested == [blob_of[".gitattributes"]]  # read for its attributes, not classified
+    assert {e.path: e.status for e in again}["models/weights.bin"] is FileStatus.LFS_POINTER
+    assert set(contents) == {e.path for e in entries if e.status is FileStatus.INDEXED}

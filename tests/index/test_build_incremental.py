@@ -226,3 +226,22 @@ def test_whole_file_from_chunk_counts_equals_counting_its_tokens() -> None:
         part = TermCounts.of(docs)
         expected = _whole_file(part, Counter([t for body in bodies for t in body] + path))
         assert _whole_from_chunks(part, path) == expected
+
+
+def test_a_new_chunker_config_reads_the_blobs_the_cached_facts_skipped(tmp_path: Path) -> None:
+    from codegold.chunking import ChunkerConfig
+
+    repo, (first, second) = make_repo(tmp_path / "r", [V1, V2])
+    other = BuildOptions(chunker=ChunkerConfig(max_chunk_lines=7))
+    root = tmp_path / "warm"
+    _build(repo, first, root)
+    _build(repo, second, root)  # every blob's facts known: nothing but V2's new files read
+    with GitRepo(repo) as git:
+        warm = build_index(git, second, root, policy=PathPolicy(), options=other)
+        cold = build_index(git, second, tmp_path / "cold", policy=PathPolicy(), options=other)
+    warm_dir, cold_dir = (
+        root / "builds" / warm.build_id,
+        tmp_path / "cold" / "builds" / cold.build_id,
+    )
+    assert _stats(warm_dir) == {"filesFromCache": 0, "filesChunked": 16}
+    assert _artifacts(warm_dir) == _artifacts(cold_dir)

@@ -11,15 +11,15 @@ excluded and oversize files are never read.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import NamedTuple
 
 from codegold.corpus.attributes import AttributeValue
 from codegold.corpus.git import MISSING_OBJECT, MODE_GITLINK, MODE_SYMLINK, GitRepo
 from codegold.corpus.model import FileEntry, FileRole, FileStatus, InventoryEntry
-from codegold.corpus.policy import Classification, PathPolicy
+from codegold.corpus.policy import Classification, ContentFacts, PathPolicy
 
-__all__ = ["LFS_RULE", "Inventory", "build_inventory", "is_lfs_pointer"]
+__all__ = ["LFS_RULE", "BlobFacts", "Inventory", "build_inventory", "is_lfs_pointer"]
 
 LanguageOf = Callable[[str], str | None]
 
@@ -38,10 +38,24 @@ def is_lfs_pointer(data: bytes) -> bool:
     )
 
 
+class BlobFacts(NamedTuple):
+    """All an inventory reads of a blob (whatever the policy): the facts
+    classification reads, and whether it is a Git LFS pointer."""
+
+    marker: str | None
+    binary: bool
+    lfs: bool
+
+    @classmethod
+    def of(cls, data: bytes) -> BlobFacts:
+        content = ContentFacts.of(data)
+        return cls(content.marker, content.binary, is_lfs_pointer(data))
+
+
 class Inventory(NamedTuple):
     """``entries``: every path at the revision, sorted by path (submodules and
     symlinks included, as EXCLUDED). ``contents``: the bytes of every INDEXED file,
-    by path, undecoded."""
+    by path, undecoded (but those whose blob facts were known, and not read)."""
 
     entries: list[InventoryEntry]
     contents: dict[str, bytes]
@@ -67,6 +81,7 @@ def build_inventory(
     policy: PathPolicy,
     *,
     language_of: LanguageOf | None = None,
+    facts: MutableMapping[str, BlobFacts] | None = None,
 ) -> Inventory:
     """Classify every path of ``revision`` and read the indexed files' bytes.
 
@@ -77,6 +92,10 @@ def build_inventory(
     rule and never read; blobs missing from the object database are UNREADABLE
     (rule ``missing-object``); Git LFS pointers are LFS_POINTER. ``language_of`` maps a
     path to its language name (the chunking module's ``language_for_path``).
+
+    ``facts``, by blob id (a cache kept by the caller): a blob found there is not read
+    (its file is classified from them, and left out of ``contents`` when INDEXED); the
+    facts of every blob read are added to it.
     """
     sha = repo.resolve(revision)
     files = repo.list_files(sha, submodules=True)
@@ -111,16 +130,28 @@ def build_inventory(
             decided[file.path] = _entry(file, result, language_of)
 
     contents: dict[str, bytes] = {}
+    known = facts if facts is not None else {}
     if pending:
-        blobs = dict(repo.read_blobs(sorted({f.blob for f in pending})))
+        unread = sorted({f.blob for f in pending if f.blob not in known})
+        blobs = dict(repo.read_blobs(unread))
+        if facts is not None:
+            facts.update((blob, BlobFacts.of(data)) for blob, data in blobs.items())
         for file in pending:
-            data = blobs[file.blob]
             attrs = attributes.lookup(file.path) if attributes else no_attrs
-            result = policy.classify(file.path, data, attrs, size=file.size)
-            if result.status is FileStatus.INDEXED and is_lfs_pointer(data):
+            data = blobs.get(file.blob)
+            if data is None:
+                fact = known[file.blob]
+                result = policy.classify_known(
+                    file.path, ContentFacts(fact.marker, fact.binary), attrs, size=file.size
+                )
+                lfs = fact.lfs
+            else:
+                result = policy.classify(file.path, data, attrs, size=file.size)
+                lfs = is_lfs_pointer(data)
+            if result.status is FileStatus.INDEXED and lfs:
                 result = Classification(FileStatus.LFS_POINTER, result.role, LFS_RULE)
             decided[file.path] = _entry(file, result, language_of)
-            if result.status is FileStatus.INDEXED:
+            if result.status is FileStatus.INDEXED and data is not None:
                 contents[file.path] = data
 
     if policy.detect_compiled and FileRole.BUILD in policy.exclude_roles:

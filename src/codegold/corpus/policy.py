@@ -68,6 +68,7 @@ __all__ = [
     "POLICY_FORMAT",
     "ROLE_PRECEDENCE",
     "Classification",
+    "ContentFacts",
     "PathPolicy",
     "generated_marker",
     "is_binary",
@@ -380,6 +381,19 @@ class Classification(NamedTuple):
     rule: str | None
 
 
+class ContentFacts(NamedTuple):
+    """All that classification reads of a file's content, whatever the policy: its
+    generated-code marker (:func:`generated_marker`) and whether it looks binary.
+    Kept per blob, they let a file be classified again without reading it."""
+
+    marker: str | None
+    binary: bool
+
+    @classmethod
+    def of(cls, content: bytes) -> ContentFacts:
+        return cls(generated_marker(content), is_binary(content))
+
+
 def is_binary(head: bytes) -> bool:
     """Whether content looks binary: a NUL byte in its first 8 KiB."""
     return b"\0" in head[:BINARY_SNIFF_BYTES]
@@ -601,7 +615,7 @@ class PathPolicy:
     def _role(
         self,
         path: str,
-        content: bytes | None,
+        content: bytes | ContentFacts | None,
         attrs: Mapping[str, AttributeValue | bool],
     ) -> tuple[FileRole, str | None, bool]:
         """``(role, rule, undecided)``; undecided: content markers were not checked."""
@@ -630,7 +644,11 @@ class PathPolicy:
                 if content is None:
                     undecided = True
                     continue
-                marker = generated_marker(content)
+                marker = (
+                    content.marker
+                    if isinstance(content, ContentFacts)
+                    else generated_marker(content)
+                )
                 if marker is not None:
                     return role, f"content:generated:{marker}", False
         return FileRole.SOURCE, None, undecided
@@ -638,7 +656,7 @@ class PathPolicy:
     def _decide(
         self,
         path: str,
-        content: bytes | None,
+        content: bytes | ContentFacts | None,
         attrs: Mapping[str, AttributeValue | bool] | None,
         size: int | None,
     ) -> tuple[Classification, bool]:
@@ -667,7 +685,9 @@ class PathPolicy:
             return Classification(
                 FileStatus.EXCLUDED, role, self._role_rule(role, role_rule)
             ), not undecided
-        if content is not None and is_binary(content):
+        if isinstance(content, ContentFacts) and content.binary:
+            return Classification(FileStatus.BINARY, role, "binary:nul-byte"), True
+        if isinstance(content, bytes) and is_binary(content):
             return Classification(FileStatus.BINARY, role, "binary:nul-byte"), True
         return Classification(FileStatus.INDEXED, role, include_rule or role_rule), False
 
@@ -690,6 +710,17 @@ class PathPolicy:
         its size in bytes (None: unknown, no size limit applied).
         """
         return self._decide(path, head, attrs, size)[0]
+
+    def classify_known(
+        self,
+        path: str,
+        facts: ContentFacts,
+        attrs: Mapping[str, AttributeValue | bool] | None = None,
+        *,
+        size: int | None = None,
+    ) -> Classification:
+        """:meth:`classify` of a file whose content gave ``facts`` (the same result)."""
+        return self._decide(path, facts, attrs, size)[0]
 
     def classify_path(
         self,

@@ -69,7 +69,7 @@ class BuildOptions:
 class _FileJob(msgspec.Struct, array_like=True):
     path: str
     blob: str
-    data: bytes
+    data: bytes | None  # None: not read (its record is cached), until it must be chunked
     role: str
     language: str | None
 
@@ -231,7 +231,7 @@ def _no_gc() -> Iterator[None]:
 def _chunk_job(job: _FileJob, config: ChunkerConfig, version: str) -> bytes:
     """One file's :class:`_FileRecord`, encoded: every chunk is tokenized once, and
     those tokens serve the chunk index, the whole-file index and nothing else."""
-    text = job.data.decode("utf-8", errors="replace")
+    text = (job.data or b"").decode("utf-8", errors="replace")
     result = chunk_file(job.path, text, file_role=FileRole(job.role), config=config)
     chunks = [
         IndexedChunk(
@@ -391,22 +391,29 @@ def _build_into(
     options: BuildOptions,
     progress: Progress | None,
 ) -> IndexManifest:
-    inventory = build_inventory(repo, sha, policy, language_of=language_for_path)
+    cache = BuildCache(where.cache)
+    try:
+        facts = cache.blob_facts()
+        known = set(facts)
+        inventory = build_inventory(repo, sha, policy, language_of=language_for_path, facts=facts)
+        cache.put_blob_facts({b: f for b, f in facts.items() if b not in known})
+    except BaseException:
+        cache.close()
+        raise
     jobs = [
         _FileJob(
             path=e.path,
             blob=e.blob,
-            data=inventory.contents[e.path],
+            data=inventory.contents.get(e.path),
             role=str(e.role),
             language=e.language,
         )
         for e in inventory.entries
         if e.status is FileStatus.INDEXED
     ]
-    cache = BuildCache(where.cache)
     stats: dict[str, int] = {}
     try:
-        assembly = _chunk_all(jobs, cache, options, progress, stats)
+        assembly = _chunk_all(jobs, cache, options, progress, stats, repo)
         if progress:
             progress("lexical index", 0, 1)
         per_file = assembly.per_file
@@ -517,6 +524,7 @@ def _chunk_all(
     options: BuildOptions,
     progress: Progress | None,
     stats: dict[str, int],
+    repo: GitRepo,
 ) -> _Assembly:
     """Every job's record, from the cache or chunked, into an assembly in file order.
     With a pool, the main process decodes, stores and merges what it has (cached
@@ -527,10 +535,16 @@ def _chunk_all(
     # read after the records: the table then holds every string they name
     assembly = _Assembly(cache.sync_strings())
     todo = [i for i, key in enumerate(keys) if key not in cached]
+    unread = {jobs[i].blob for i in todo if jobs[i].data is None}
+    if unread:  # classified from cached facts, but their records are not cached
+        blobs = dict(repo.read_blobs(sorted(unread)))
+        for i in todo:
+            if jobs[i].data is None:
+                jobs[i].data = blobs[jobs[i].blob]
     stats["filesFromCache"] = len(jobs) - len(todo)
     stats["filesChunked"] = len(todo)
     workers = options.workers or min(os.cpu_count() or 1, 4)
-    total_bytes = sum(len(jobs[i].data) for i in todo)
+    total_bytes = sum(len(jobs[i].data or b"") for i in todo)
     if progress:
         progress("chunking", 0, len(todo))
     if workers <= 1 or total_bytes < POOL_MIN_BYTES:
@@ -604,7 +618,7 @@ def _batches(todo: list[int], jobs: Sequence[_FileJob], *, target_bytes: int) ->
     size = 0
     for i in todo:
         current.append(i)
-        size += len(jobs[i].data)
+        size += len(jobs[i].data or b"")
         if size >= target_bytes:
             batches.append(current)
             current, size = [], 0

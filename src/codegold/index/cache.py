@@ -1,5 +1,9 @@
 """A content-addressed cache of chunking output and vectors (SQLite, stdlib).
 
+What the inventory read of each blob (:class:`BlobFacts`: generated marker, binary,
+LFS pointer) is kept by blob id too, so that a neighbouring revision reads only the
+blobs it has not seen.
+
 Chunks are keyed by blob SHA, path-derived inputs (language, file role, path) and
 the chunker version; vectors by chunk digest and embedder identity. Indexing a
 neighbouring revision therefore re-chunks and re-embeds only what changed.
@@ -20,10 +24,12 @@ from typing import TypeVar
 
 import msgspec
 
+from codegold.corpus.inventory import BlobFacts
 from codegold.index.strings import StringTable
 
 T = TypeVar("T")
 _STRINGS = msgspec.msgpack.Decoder(list[str])
+_FACTS = msgspec.msgpack.Decoder(tuple[str | None, bool, bool])
 
 
 class BuildCache:
@@ -37,9 +43,23 @@ class BuildCache:
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS strings (seq INTEGER PRIMARY KEY, data BLOB NOT NULL)"
         )
+        self._db.execute("CREATE TABLE IF NOT EXISTS facts (blob TEXT PRIMARY KEY, data BLOB)")
         self._db.commit()
         self.strings = StringTable()
         self._seq = 0  # the last row of ``strings`` read into :attr:`strings`
+
+    def blob_facts(self) -> dict[str, BlobFacts]:
+        """What the inventory read of every blob it read before (any revision)."""
+        rows = self._db.execute("SELECT blob, data FROM facts")
+        return {blob: BlobFacts(*_FACTS.decode(data)) for blob, data in rows}
+
+    def put_blob_facts(self, facts: dict[str, BlobFacts]) -> None:
+        if facts:
+            with self._db:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO facts (blob, data) VALUES (?, ?)",
+                    ((b, msgspec.msgpack.encode(tuple(f))) for b, f in sorted(facts.items())),
+                )
 
     def sync_strings(self) -> StringTable:
         """:attr:`strings` with every row written since it was last read (read the
