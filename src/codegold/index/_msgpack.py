@@ -52,8 +52,7 @@ def _str_sizes(keys: Sequence[str]) -> npt.NDArray[np.int64]:
     if "".join(keys).isascii():
         lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
     else:
-        encoded = (k.encode("utf-8") for k in keys)
-        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(keys))
+        lengths = np.fromiter(map(len, map(str.encode, keys)), dtype=np.int64, count=len(keys))
     header = np.where(lengths < 32, 1, np.where(lengths < 256, 2, np.where(lengths < 65536, 3, 5)))
     return lengths + header
 

@@ -350,7 +350,8 @@ class IndexMerger:
         dense = np.zeros(len(self.strings), dtype=np.int32)
         dense[order] = np.arange(len(order), dtype=np.int32)
         names = self.strings.strings
-        vocab = dict(zip(map(names.__getitem__, order.tolist()), range(len(order)), strict=True))
+        # the term list as the index stores it (a dict is built only if it is queried)
+        vocab = _Vocab(list(map(names.__getitem__, order.tolist())))
         chunk_index = _from_postings(vocab, dense[sids], parts, params)
         # the file documents: the same runs, each file's whole-file term indexes
         with_whole = [(p, w) for p, w in files if w is not None]
@@ -359,9 +360,7 @@ class IndexMerger:
         )
         file_order = first_order(file_sids)  # the file index's own vocabulary
         dense[file_order] = np.arange(len(file_order), dtype=np.int32)
-        file_vocab = dict(
-            zip(map(names.__getitem__, file_order.tolist()), range(len(file_order)), strict=True)
-        )
+        file_vocab = _Vocab(list(map(names.__getitem__, file_order.tolist())))
         wholes = [w for _, w in with_whole]
         docs = TermCounts(
             terms=[],
@@ -391,7 +390,7 @@ def merge_term_counts(parts: Sequence[TermCounts], params: BM25Params = BM25Para
 
 
 def _from_postings(
-    vocab: dict[str, int],
+    vocab: Mapping[str, int],
     ids: npt.NDArray[np.int32],
     parts: Sequence[_Postings],
     params: BM25Params,
@@ -399,9 +398,10 @@ def _from_postings(
     per_doc = _int32s([p.postings for p in parts])
     docs = np.repeat(np.arange(len(per_doc), dtype=np.int32), per_doc)
     order = stable_argsort(ids)  # by term, then by document (already in order)
-    tf = _int32s([p.counts for p in parts])[order].astype(np.int64)
+    tf = _int32s([p.counts for p in parts])[order]
     lengths = _int32s([p.lengths for p in parts]).astype(np.float64)
-    return _assemble(vocab, ids[order].astype(np.int64), docs[order], tf, lengths, params)
+    df = np.bincount(ids, minlength=len(vocab))
+    return _assemble_df(vocab, df, docs[order], tf, lengths, params)
 
 
 def merge_indexes(
@@ -432,9 +432,21 @@ def _assemble(
     params: BM25Params,
 ) -> BM25Index:
     """The index from its postings sorted by term then row, with their counts."""
+    df = np.bincount(terms, minlength=len(vocab))
+    return _assemble_df(vocab, df, rows, counts, lengths, params)
+
+
+def _assemble_df(
+    vocab: Mapping[str, int],
+    df: npt.NDArray[np.int64],
+    rows: npt.NDArray[np.int32],
+    counts: npt.NDArray[np.integer[Any]],
+    lengths: npt.NDArray[np.float64],
+    params: BM25Params,
+) -> BM25Index:
+    """:func:`_assemble` given each term's number of postings (``df``, term order)."""
     n = len(lengths)
     n_terms = len(vocab)
-    df = np.bincount(terms, minlength=n_terms)
     indptr = np.zeros(n_terms + 1, dtype=np.int64)
     np.cumsum(df, out=indptr[1:])
     idf = np.log1p((n - df + 0.5) / (df + 0.5))
@@ -449,7 +461,7 @@ def _assemble(
     norm += 1.0 - b
     norm *= k1
     norm += tf
-    weights = idf[terms]
+    weights = np.repeat(idf, df)  # each posting's term's idf (postings are by term)
     weights *= tf
     weights *= k1 + 1.0
     weights /= norm

@@ -111,8 +111,10 @@ class TableMerger:
         bases = np.fromiter((base for base, _ in parts), np.int32, len(parts))
         rows = np.frombuffer(b"".join(p.rows for _, p in parts), dtype=np.int32)
         rows = rows + np.repeat(bases, per_part)
-        distinct = np.unique(sids)
         names = self.strings.strings
+        present = np.zeros(len(names), dtype=np.bool_)
+        present[sids] = True
+        distinct = np.flatnonzero(present)  # the distinct ids, ascending
         keys = list(map(names.__getitem__, distinct.tolist()))
         order = sorted(range(len(keys)), key=keys.__getitem__)
         rank = np.zeros(len(names), dtype=np.int32)
