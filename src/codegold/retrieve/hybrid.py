@@ -443,7 +443,7 @@ class HybridRetriever:
         if (
             cfg.type_factor != 1.0
             and chunk.kind in HUB_KINDS
-            and chunk.kind != "module"
+            and chunk.kind not in ("module", "impl")
             and not analysis.identifiers
             and analysis.intent in (Intent.DEFINITION, Intent.GENERAL)
         ):
@@ -590,7 +590,7 @@ class HybridRetriever:
         return kept
 
     def _diversify(self, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
-        """At most ``max_per_symbol`` chunks per (file, symbol) before every other chunk
+        """At most ``max_per_symbol`` chunks per (file, first name defined) before every other chunk
         has had its turn: five overloads of one method must not fill the cutoff."""
         limit = self.config.max_per_symbol
         seen: dict[tuple[str, str], int] = {}
@@ -601,7 +601,9 @@ class HybridRetriever:
             if chunk.symbol is None:
                 head.append((row, score))
                 continue
-            key = (chunk.file, chunk.symbol)
+            # by the names the chunk defines: a Rust type's impl blocks share the
+            # type's name but hold different methods, overloads share one name
+            key = (chunk.file, chunk.symbols[0] if chunk.symbols else chunk.symbol)
             seen[key] = seen.get(key, 0) + 1
             (head if seen[key] <= limit else tail).append((row, score))
         return head + tail
