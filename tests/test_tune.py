@@ -144,6 +144,21 @@ def test_split_rejects_a_holdout_outside_zero_to_one(holdout: float) -> None:
         split_cases(["a"], holdout)
 
 
+def test_the_precision_and_prose_knobs_are_searched() -> None:
+    names = {p.name for p in search_space()}
+    for knob in (
+        "coverage_strength",
+        "lexical_precision",
+        "hub_power",
+        "rerank_depth",
+        "name_match",
+        "type_factor",
+        "phrase_fragments",
+    ):
+        assert knob in names, knob
+        assert knob in RetrieverConfig().to_dict(), knob
+
+
 def test_the_default_is_inside_every_searched_range() -> None:
     default = RetrieverConfig()
     for param in search_space(dense=True):

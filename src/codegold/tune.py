@@ -143,6 +143,16 @@ _RERANK = (
     Param("symbol_boost", (1.0, 1.15, 1.3, 1.6, 2.0)),
     Param("thin_factor", (0.25, 0.5, 0.75, 1.0)),
     Param("max_per_symbol", (0, 1, 2, 3)),
+    # the precision stage over the top ``rerank_depth`` (with or without the model)
+    Param("coverage_strength", (0.0, 0.1, 0.2, 0.35, 0.5)),
+    Param("lexical_precision", (0.0, 0.5, 1.0, 1.5, 2.0)),
+    Param("hub_power", (0.0, 0.25, 0.5, 1.0)),
+    Param("rerank_depth", (10, 20, 30, 50)),
+    # prose questions: a chunk whose name the words spell; types below code that acts
+    Param("name_match", (0.0, 0.25, 0.5, 1.0)),
+    Param("type_factor", (0.5, 0.7, 0.85, 1.0)),
+    # three-word runs of a pasted message
+    Param("phrase_fragments", (0.0, 0.5, 1.0, 2.0)),
 )
 _LEGACY = Param("legacy_factor", (0.1, 0.2, 0.35, 0.6, 1.0))
 _GENERATED = Param("generated_factor", (0.1, 0.2, 0.35, 0.6, 1.0))
