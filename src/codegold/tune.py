@@ -135,6 +135,7 @@ _WEIGHTS = (
     Param("w_reference", (0.0, 0.15, 0.3, 0.6, 1.0)),
     Param("w_path", (0.5, 1.0, 1.5, 2.0)),
     Param("w_phrase", (0.5, 1.0, 1.5, 2.0, 3.0)),
+    Param("w_callee", (0.0, 0.5, 1.0, 2.0)),
 )
 _DENSE = Param("w_dense", (0.0, 0.5, 1.0, 1.5, 2.0))
 _RERANK = (

@@ -97,6 +97,9 @@ class RetrieverConfig:
     w_phrase: float = 3.0
     # three-word runs of a pasted message, each found in few chunks (0: off)
     phrase_fragments: float = 1.0
+    # functions the named definition calls ("how does c.ShouldBind pick JSON vs XML":
+    # the answer is often in binding.Default, which ShouldBind calls); 0: off
+    w_callee: float = 1.0
     candidates_per_signal: int = 100
     depth: int = 50
     role_strength: float = 1.0

@@ -70,6 +70,7 @@ class HybridRetriever:
         self._query_vectors: dict[str, Any] = {}
         self._roles_for: tuple[object, Intent, dict[str, float]] = (None, Intent.GENERAL, {})
         self._terms_of: tuple[object, frozenset[str]] = (None, frozenset())
+        self._test_only: tuple[object, bool] = (None, False)
 
     # -- signals ---------------------------------------------------------------
 
@@ -113,6 +114,44 @@ class HybridRetriever:
                 for row in used:
                     refs[row] = refs.get(row, 0.0) + share
         return _order(defs), _order(refs)
+
+    def _callees(
+        self, analysis: QueryAnalysis, defs: list[tuple[int, float]]
+    ) -> list[tuple[int, float]]:
+        """The definitions of what the named code calls, in call order.
+
+        A question about how a named function behaves ("how does c.ShouldBind pick
+        JSON vs XML") is often answered one call down (``binding.Default``). For the
+        best few definitions of a name the query writes as code (prose questions only:
+        not a bare identifier, a pasted message or a request for examples), each name
+        called in the body with one to three definitions adds those definitions, in
+        call order, each by how few places define it.
+        """
+        if not defs or not analysis.identifiers:
+            return []
+        named_parts = {p for i in analysis.identifiers for p in re.split(r"\W+", i)}
+        if len([w for w in analysis.words if w not in named_parts]) < 2:
+            return []  # a bare name (``Context.ShouldBind``) asks where it is defined
+        if analysis.errors or analysis.intent in (Intent.USAGE, Intent.TEST):
+            return []
+        table = self.index.symbols
+        hits: dict[int, float] = {}
+        position = 0
+        for row, _ in defs[:_CALLERS]:
+            chunk = self.index.chunks[row]
+            own = set(chunk.symbols or ((chunk.symbol,) if chunk.symbol else ()))
+            own |= {n.rsplit(".", 1)[-1] for n in own}
+            for name in dict.fromkeys(_CALLED.findall(chunk.text)):
+                if name in own or name in _NOT_CALLS or len(name) < 3:
+                    continue
+                found = table.definitions(name)
+                if not found or len(found) > _CALLEE_DEFS:
+                    continue
+                position += 1
+                for target in found:
+                    if target != row and target not in hits:
+                        hits[target] = 1.0 / (len(found) * math.log2(1 + position))
+        return _order(hits)[: self.config.candidates_per_signal]
 
     def _paths(self, analysis: QueryAnalysis) -> list[tuple[int, float]]:
         hits: dict[int, float] = {}
@@ -191,6 +230,7 @@ class HybridRetriever:
             "path": (cfg.w_path, self._paths(analysis)),
             "phrase": (cfg.w_phrase, self._phrases(analysis)),
             "dense": (cfg.w_dense, self._dense(analysis) if cfg.dense_mode == "fuse" else []),
+            "callee": (cfg.w_callee, self._callees(analysis, defs) if cfg.w_callee > 0 else []),
         }
         fused, explanations = self._fuse(signals)
         candidates = _order(fused)
@@ -432,12 +472,24 @@ class HybridRetriever:
         cfg = self.config
         chunk = self.index.chunks[row]
         factors: dict[str, float] = {"role": self._role_factor(chunk, analysis)}
+        if named and chunk.role == "test" and self._defined_only_in_tests(analysis):
+            # "where is the rgtest! macro defined": a name only test code defines is
+            # answered by that test code, whatever the intent's view of tests
+            factors["role"] = self._role_factor(chunk, analysis, role="definition")
         if named:
             # it defines a name the asker wrote as code (a plain English word such as
             # "group" that happens to name a function earns no boost)
             factors["symbol"] = cfg.symbol_boost
         if cfg.name_match > 0 and chunk.symbol is not None and not analysis.identifiers:
             named_by_query = self._name_match(chunk.symbol, analysis)
+            if named_by_query > 0:
+                factors["name"] = 1.0 + cfg.name_match * named_by_query
+        elif cfg.name_match > 0 and chunk.symbols and not analysis.identifiers:
+            # a block of declarations (constants, variables) named by what it declares:
+            # ``const defaultMultipartMemory = 32 << 20`` among a file's top-level names
+            named_by_query = max(
+                self._name_match(name, analysis) for name in chunk.symbols[:_DECLARED]
+            )
             if named_by_query > 0:
                 factors["name"] = 1.0 + cfg.name_match * named_by_query
         if (
@@ -500,8 +552,24 @@ class HybridRetriever:
             self._terms_of = (analysis, frozenset(analysis.terms))
         return self._terms_of[1]
 
-    def _role_factor(self, chunk: IndexedChunk, analysis: QueryAnalysis) -> float:
-        """How much the query's intent prefers the chunk's role, softened by role_strength."""
+    def _defined_only_in_tests(self, analysis: QueryAnalysis) -> bool:
+        """Every definition of some identifier the query names lies in test code."""
+        if self._test_only[0] is not analysis:
+            chunks = self.index.chunks
+            found = False
+            for ident in analysis.identifiers:
+                rows = self.index.symbols.definitions(ident)
+                if rows and all(chunks[r].role == "test" for r in rows):
+                    found = True
+                    break
+            self._test_only = (analysis, found)
+        return self._test_only[1]
+
+    def _role_factor(
+        self, chunk: IndexedChunk, analysis: QueryAnalysis, role: str | None = None
+    ) -> float:
+        """How much the query's intent prefers the chunk's role (or ``role``), softened
+        by role_strength."""
         cfg = self.config
         if self._roles_for[0] is not analysis:
             intent = analysis.intent
@@ -512,6 +580,9 @@ class HybridRetriever:
             table = {role: 1.0 - cfg.role_strength * (1.0 - v) for role, v in prefs.items()}
             self._roles_for = (analysis, intent, table)
         _, intent, table = self._roles_for
+        if role is not None:
+            factor = table.get(role)
+            return 1.0 - cfg.role_strength * 0.5 if factor is None else factor
         role = chunk.role
         if (
             intent is Intent.TEST
@@ -721,6 +792,69 @@ def _qualifier_verdict(names: tuple[str, ...], qualified: list[list[str]]) -> st
     return verdict
 
 
+#: how many of the named definitions lend their callees, and how widely a callee's
+#: name may be defined before it says nothing about which one runs
+_DECLARED = 32  # the names of a declarations block that name_match reads
+_CALLERS = 3
+_CALLEE_DEFS = 3
+#: a call's name: the last part of ``x.y.name(`` (``name!(`` for a Rust macro)
+_CALLED = re.compile(r"([A-Za-z_$][\w$]*)!?\s*\(")
+_NOT_CALLS = frozenset(
+    [
+        "if",
+        "for",
+        "while",
+        "switch",
+        "return",
+        "function",
+        "catch",
+        "typeof",
+        "sizeof",
+        "elif",
+        "match",
+        "new",
+        "not",
+        "and",
+        "or",
+        "func",
+        "def",
+        "fn",
+        "lambda",
+        "super",
+        "self",
+        "this",
+        "await",
+        "yield",
+        "assert",
+        "print",
+        "println",
+        "format",
+        "panic",
+        "len",
+        "make",
+        "append",
+        "int",
+        "str",
+        "bool",
+        "float",
+        "string",
+        "list",
+        "dict",
+        "set",
+        "tuple",
+        "map",
+        "some",
+        "ok",
+        "err",
+        "Some",
+        "Ok",
+        "Err",
+        "None",
+        "require",
+        "import",
+        "export",
+    ]
+)
 _FRAGMENT_LIMIT = 20
 #: signs of a pasted program message (not a statement in prose)
 _MESSAGE = re.compile(r"\b(?:error|warning|exception|fatal|panic|failed)\b|\w:\s", re.I)

@@ -22,6 +22,7 @@ class Intent(StrEnum):
 _DOTTED = re.compile(r"\b[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)+\b")
 _CALL = re.compile(r"\b([A-Za-z_$][\w$]+)\(")  # `parse(` is code; "Ctrl-C (" is prose
 _BACKTICK = re.compile(r"`([^`]+)`")
+_MACRO = re.compile(r"\b([a-z_][a-z0-9_]*)!(?:([(\[{])|(?=\s|$))")
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _EXTENSIONS = (
     r"py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|md|rst|toml|ya?ml|"
@@ -235,6 +236,13 @@ PROSE_ACRONYMS = frozenset(
         "TTL",
         "LRU",
         "FIFO",
+        # HTTP methods: "a POST request" is prose
+        "GET",
+        "POST",
+        "PUT",
+        "PATCH",
+        "DELETE",
+        "HEAD",
     ]
 )
 
@@ -317,6 +325,11 @@ def _explicit_mentions(query: str, identifiers: list[str], paths: list[str]) -> 
         if not _has_ext(dotted):
             identifiers.append(re.sub(r"::|#|->", ".", dotted))
     identifiers.extend(_CALL.findall(query))
+    # a Rust macro: ``vec![``, ``rgtest!(``, or "the rgtest! macro"
+    macro = re.search(r"\bmacros?\b", query, re.I) is not None
+    for m in _MACRO.finditer(query):
+        if macro or m.group(2):
+            identifiers.append(m.group(1))
 
 
 def _plain_words(query: str, identifiers: list[str]) -> list[str]:

@@ -1,0 +1,237 @@
+"""Candidate generation and first-stage factors for questions: the callees of a named
+function, Rust macro names, names only tests define, HTTP verbs in prose, a Rust
+type's impl blocks, and declaration blocks named by their constants."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codegold.corpus.git import GitRepo
+from codegold.corpus.policy import PathPolicy
+from codegold.index.build import BuildOptions, build_index
+from codegold.index.store import LoadedIndex, open_index
+from codegold.retrieve.config import RetrieverConfig
+from codegold.retrieve.hybrid import HybridRetriever
+from codegold.retrieve.query import analyze
+from tests.corpus.gitfixture import make_repo
+
+
+def _index(tmp_path: Path, files: dict[str, str]) -> LoadedIndex:
+    repo, (sha,) = make_repo(tmp_path / "r", [files])
+    root = tmp_path / "idx"
+    with GitRepo(repo) as git:
+        build_index(git, sha, root, policy=PathPolicy(), options=BuildOptions())
+    return open_index(root, sha)
+
+
+def _rank(index: LoadedIndex, ranked: list[tuple[int, float]], file: str, symbol: str) -> int:
+    for n, (row, _) in enumerate(ranked, start=1):
+        chunk = index.chunks[row]
+        if chunk.file == file and symbol in (chunk.symbols or (chunk.symbol,)):
+            return n
+    return 10**6
+
+
+CONTEXT_GO = """package web
+
+// Context carries one request.
+type Context struct {
+	Method      string
+	contentType string
+}
+
+// ShouldBind decodes the request into obj.
+func (c *Context) ShouldBind(obj any) error {
+	b := binding.Default(c.Method, c.ContentType())
+	return c.ShouldBindWith(obj, b)
+}
+
+func (c *Context) ContentType() string { return c.contentType }
+
+func (c *Context) ShouldBindWith(obj any, b binding.Binding) error { return b.Bind(obj) }
+"""
+
+BINDING_GO = """package binding
+
+// Binding decodes a request body.
+type Binding interface{ Bind(obj any) error }
+
+// Default returns the appropriate Binding instance based on the HTTP method
+// and the content type.
+func Default(method, contentType string) Binding {
+	if method == "GET" {
+		return Form
+	}
+	switch contentType {
+	case MIMEJSON:
+		return JSON
+	case MIMEXML, MIMEXML2:
+		return XML
+	default:
+		return Form
+	}
+}
+"""
+
+# many chunks that say JSON, XML and form more often than Default does
+NOISE_GO = "package render\n\n" + "\n".join(
+    f"// Render{i} picks the JSON binding or the XML binding: JSON binding, XML binding.\n"
+    f"func Render{i}(json, xml, form string) string {{ return json + xml + form }}\n"
+    for i in range(12)
+)
+
+
+def test_the_callees_of_a_named_function_are_candidates(tmp_path: Path) -> None:
+    index = _index(
+        tmp_path,
+        {"context.go": CONTEXT_GO, "binding/binding.go": BINDING_GO, "render/render.go": NOISE_GO},
+    )
+    query = "how does c.ShouldBind pick the JSON or XML binding?"
+    on = HybridRetriever(index).search(query)
+    off = HybridRetriever(index, RetrieverConfig(w_callee=0.0)).search(query)
+    default_row = next(
+        r for r, _ in on.ranked if index.chunks[r].symbol == "Default"
+    )  # the function ShouldBind calls
+    assert "callee" in on.explanations[default_row].signals
+    assert all("callee" not in e.signals for e in off.explanations.values())
+    with_callees = _rank(index, on.ranked, "binding/binding.go", "Default")
+    without = _rank(index, off.ranked, "binding/binding.go", "Default")
+    assert with_callees < without
+    assert with_callees <= 3
+    # a bare identifier asks where it is defined, not what it calls
+    bare = HybridRetriever(index).search("Context.ShouldBind")
+    assert all("callee" not in e.signals for e in bare.explanations.values())
+
+
+def test_a_rust_macro_name_is_an_identifier() -> None:
+    assert "rgtest" in analyze("where is the rgtest! macro defined").identifiers
+    assert "vec" in analyze("why does vec![0; n] allocate twice").identifiers
+    # an exclamation in prose is not a macro
+    assert "works" not in analyze("it works! but why is it slow").identifiers
+
+
+def test_http_methods_in_prose_are_not_identifiers() -> None:
+    analysis = analyze("why doesn't ky retry my POST request when the server answers 503?")
+    assert "POST" not in analysis.identifiers
+    assert "post" in analysis.terms  # still a word the lexical signal matches
+
+
+HELPERS = """def make_fixture_repo(tmp_path):
+    \"\"\"A throwaway git repository for tests.\"\"\"
+    return tmp_path / "repo"
+"""
+
+APP = """def load(path):
+    \"\"\"Read the repository at path (tests build one with make_fixture_repo).\"\"\"
+    return open(path).read()
+
+
+def save(path, data):
+    with open(path, "w") as f:
+        f.write(data)
+"""
+
+
+def test_a_name_only_tests_define_is_answered_by_the_test_code(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"tests/helpers.py": HELPERS, "src/app.py": APP})
+    result = HybridRetriever(index).search("where is make_fixture_repo defined?")
+    top = result.ranked[0][0]
+    assert index.chunks[top].file == "tests/helpers.py"
+    assert result.explanations[top].factors["role"] == 1.0
+
+
+def test_a_name_defined_in_code_keeps_the_test_penalty(tmp_path: Path) -> None:
+    both = {
+        "tests/helpers.py": HELPERS,
+        "src/repo.py": "def make_fixture_repo(path):\n    return path\n",
+    }
+    index = _index(tmp_path, both)
+    result = HybridRetriever(index).search("where is make_fixture_repo defined?")
+    tests_row = next(r for r, _ in result.ranked if index.chunks[r].file == "tests/helpers.py")
+    assert result.explanations[tests_row].factors["role"] < 1.0
+    assert index.chunks[result.ranked[0][0]].file == "src/repo.py"
+
+
+UNION_RS = """pub struct Union {
+    choices: Vec<u32>,
+}
+
+impl Union {
+    pub fn build(choices: Vec<u32>) -> Self {
+        Union { choices }
+    }
+}
+
+impl Union {
+    pub fn validate_smart(&self, input: u32) -> Option<u32> {
+        // smart mode: the first exact match wins, else the first lax match
+        self.choices.iter().copied().find(|c| *c == input)
+    }
+}
+
+impl Union {
+    pub fn validate_left_to_right(&self, input: u32) -> Option<u32> {
+        // left to right: the first member that validates wins
+        self.choices.iter().copied().find(|c| *c >= input)
+    }
+}
+"""
+
+OTHER_RS = """/// A member that validates.
+pub fn member_validates(input: u32) -> bool {
+    input > 0
+}
+"""
+
+
+def test_a_types_impl_blocks_are_diversified_by_the_methods_they_hold(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"src/union.rs": UNION_RS, "src/other.rs": OTHER_RS})
+    impls = [c for c in index.chunks if c.kind == "impl" and c.symbol == "Union"]
+    assert len(impls) >= 3  # one chunk per impl block, all named by the type
+    result = HybridRetriever(index, RetrieverConfig(max_per_symbol=1)).search(
+        "how does a smart union pick the first member that validates?"
+    )
+    assert _rank(index, result.ranked, "src/union.rs", "Union.validate_smart") <= 2
+
+
+GIN_GO = """package gin
+
+const defaultMultipartMemory = 32 << 20 // 32 MB
+
+var (
+	default404Body = []byte("404 page not found")
+	default405Body = []byte("405 method not allowed")
+)
+
+// Engine is the framework's instance.
+type Engine struct {
+	// MaxMultipartMemory is given to http.Request's ParseMultipartForm.
+	MaxMultipartMemory int64
+}
+"""
+
+FORM_GO = """package gin
+
+// FormFile returns the first file for the provided form key: it parses the
+// multipart form (file uploads) of the request first.
+func (c *Context) FormFile(name string) (*multipart.FileHeader, error) {
+	if c.Request.MultipartForm == nil {
+		if err := c.Request.ParseMultipartForm(c.engine.MaxMultipartMemory); err != nil {
+			return nil, err
+		}
+	}
+	return c.Request.MultipartForm.File[name][0], nil
+}
+"""
+
+
+def test_a_declarations_block_is_named_by_what_it_declares(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"gin.go": GIN_GO, "context.go": FORM_GO})
+    query = "what is the default memory limit for multipart forms?"
+    result = HybridRetriever(index, RetrieverConfig(name_match=0.5)).search(query)
+    row = next(
+        r for r, _ in result.ranked if "defaultMultipartMemory" in (index.chunks[r].symbols or ())
+    )
+    assert result.explanations[row].factors["name"] == 1.5  # all three parts spelt
+    off = HybridRetriever(index, RetrieverConfig(name_match=0.0)).search(query)
+    assert "name" not in off.explanations[row].factors
