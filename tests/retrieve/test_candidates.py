@@ -235,3 +235,53 @@ def test_a_declarations_block_is_named_by_what_it_declares(tmp_path: Path) -> No
     assert result.explanations[row].factors["name"] == 1.5  # all three parts spelt
     off = HybridRetriever(index, RetrieverConfig(name_match=0.0)).search(query)
     assert "name" not in off.explanations[row].factors
+
+
+MODELS_PY = '''class Response:
+    def __init__(self, content, charset=None):
+        self.content = content
+        self._charset = charset
+
+    @property
+    def text(self):
+        """The body decoded to a string."""
+        return self.content.decode(self.encoding or "utf-8")
+
+    @property
+    def encoding(self):
+        """The charset from the headers, else a guess from the body."""
+        if self._charset is None:
+            return "ascii" if self.content.isascii() else "utf-8"
+        return self._charset
+''' + "".join(
+    f"""
+    def header_{i}(self, name):
+        \"\"\"Header number {i}, looked up without regard to case.\"\"\"
+        for key, value in self.content.splitlines():
+            if key.lower() == name.lower():
+                return value
+        return None
+"""
+    for i in range(16)  # a class past max_chunk_lines: one chunk per method
+)
+
+NOISE_PY = "\n\n".join(
+    f'def decode_{i}(data):\n    """Decode text with the server charset from Content-Type."""\n'
+    f'    return data.decode("utf-8")'
+    for i in range(12)
+)
+
+
+def test_a_named_method_lends_the_members_of_its_object_it_reads(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"pkg/models.py": MODELS_PY, "pkg/codecs.py": NOISE_PY})
+    query = "how does response.text choose the encoding when the server sends no charset?"
+    result = HybridRetriever(index).search(query)
+    row = next(r for r, _ in result.ranked if index.chunks[r].symbol == "Response.encoding")
+    assert "callee" in result.explanations[row].signals  # self.encoding: read, not called
+
+
+def test_a_hyphenated_header_name_in_a_question_is_a_phrase() -> None:
+    analysis = analyze("where is the X-Powered-By header added, and how do I switch it off?")
+    assert "x-powered-by" in analysis.phrases
+    # two-part compounds are English ("single-threaded"), not literals
+    assert analyze("why is it single-threaded with --sort path?").phrases == ()

@@ -141,7 +141,13 @@ class HybridRetriever:
             chunk = self.index.chunks[row]
             own = set(chunk.symbols or ((chunk.symbol,) if chunk.symbol else ()))
             own |= {n.rsplit(".", 1)[-1] for n in own}
-            for name in dict.fromkeys(_CALLED.findall(chunk.text)):
+            owner = chunk.symbol.rsplit(".", 1)[0] if chunk.symbol and "." in chunk.symbol else None
+            called = _CALLED.findall(chunk.text)
+            if owner is not None:
+                # ``self.encoding`` in Response.text: the owner's own members, calls or
+                # not (a property is read, not called)
+                called += [f"{owner}.{m}" for m in _MEMBER.findall(chunk.text)]
+            for name in dict.fromkeys(called):
                 if name in own or name in _NOT_CALLS or len(name) < 3:
                     continue
                 found = table.definitions(name)
@@ -799,6 +805,8 @@ _CALLERS = 3
 _CALLEE_DEFS = 3
 #: a call's name: the last part of ``x.y.name(`` (``name!(`` for a Rust macro)
 _CALLED = re.compile(r"([A-Za-z_$][\w$]*)!?\s*\(")
+#: a member of the enclosing object: ``self.x``, ``this.x``, ``this.#x``
+_MEMBER = re.compile(r"\b(?:self|this|cls)\.#?([A-Za-z_$][\w$]*)")
 _NOT_CALLS = frozenset(
     [
         "if",

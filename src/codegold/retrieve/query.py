@@ -22,6 +22,7 @@ class Intent(StrEnum):
 _DOTTED = re.compile(r"\b[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)+\b")
 _CALL = re.compile(r"\b([A-Za-z_$][\w$]+)\(")  # `parse(` is code; "Ctrl-C (" is prose
 _BACKTICK = re.compile(r"`([^`]+)`")
+_HYPHENATED = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+){2,}(?![\w-])")
 _MACRO = re.compile(r"\b([a-z_][a-z0-9_]*)!(?:([(\[{])|(?=\s|$))")
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _EXTENSIONS = (
@@ -362,13 +363,18 @@ def _issue_code_identifiers(query: str) -> list[str]:
 
 def _phrases(query: str, errors: Sequence[str], issue: bool) -> list[str]:
     """Phrases from the error messages, and from the query itself when it is a pasted
-    message rather than a question or an issue report."""
+    message rather than a question or an issue report; in a question, its hyphenated
+    words of three parts or more (``X-Powered-By``, ``Content-Security-Policy``): a
+    header or a setting spelt as the code spells it."""
     phrase_sources = list(errors)
-    if not issue and not _QUESTION_START.match(query) and not query.rstrip().endswith("?"):
+    pasted = not issue and not _QUESTION_START.match(query) and not query.rstrip().endswith("?")
+    if pasted:
         phrase_sources.append(query)  # a pasted message, not a question
     phrases: list[str] = []
     for source in phrase_sources:
         phrases.extend(phrases_of(source))
+    if not issue and not pasted:
+        phrases.extend(m.group(0).lower() for m in _HYPHENATED.finditer(query))
     return phrases
 
 
