@@ -285,3 +285,17 @@ def test_a_hyphenated_header_name_in_a_question_is_a_phrase() -> None:
     assert "x-powered-by" in analysis.phrases
     # two-part compounds are English ("single-threaded"), not literals
     assert analyze("why is it single-threaded with --sort path?").phrases == ()
+
+
+def test_a_why_question_that_mentions_a_test_asks_about_the_code() -> None:
+    from codegold.retrieve.query import Intent
+
+    query = "our golden test on cmp.Diff output flakes with non-breaking spaces. Why?"
+    assert analyze(query).intent is not Intent.TEST
+    assert analyze("how do the tests fake the clock?").intent is Intent.TEST
+
+
+def test_a_pasted_signature_names_its_types_and_methods_not_its_keywords() -> None:
+    analysis = analyze("I defined `func (t *Token) Equal(o *Token) bool` but cmp.Equal ignores it")
+    assert {"Token", "Equal", "cmp.Equal"} <= set(analysis.identifiers)
+    assert not {"func", "t", "o", "bool"} & set(analysis.identifiers)

@@ -85,6 +85,52 @@ _INTENT_RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
 )
 
 
+_CODE_KEYWORDS = frozenset(
+    [
+        "func",
+        "fn",
+        "def",
+        "function",
+        "return",
+        "var",
+        "let",
+        "const",
+        "mut",
+        "pub",
+        "static",
+        "void",
+        "int",
+        "bool",
+        "string",
+        "str",
+        "float",
+        "double",
+        "long",
+        "char",
+        "byte",
+        "self",
+        "this",
+        "new",
+        "class",
+        "struct",
+        "interface",
+        "impl",
+        "type",
+        "enum",
+        "public",
+        "private",
+        "protected",
+        "final",
+        "async",
+        "await",
+        "yield",
+        "import",
+        "from",
+        "package",
+        "use",
+    ]
+)
+_WHY = re.compile(r"\bwhy\b", re.I)
 _QUESTION_START = re.compile(
     r"^\s*(how|what|where|why|which|when|who|whose|is|are|does|do|did|can|could|should|"
     r"would|will|show|find|list|explain|give|tell|i|we|my|our|in|if|with|for)\b",
@@ -315,7 +361,13 @@ def _trace_mentions(
 def _explicit_mentions(query: str, identifiers: list[str], paths: list[str]) -> None:
     """Backticked code, file paths, dotted names and calls."""
     for m in _BACKTICK.finditer(query):
-        identifiers.extend(w for w in _DOTTED.findall(m.group(1)) or _WORD.findall(m.group(1)))
+        # a pasted signature (`func (t *Token) Equal(o *Token) bool`) names Token and
+        # Equal, not its keywords, builtin types and one-letter parameters
+        identifiers.extend(
+            w
+            for w in _DOTTED.findall(m.group(1)) or _WORD.findall(m.group(1))
+            if len(w) > 1 and w not in _CODE_KEYWORDS
+        )
     for m in _PATH.finditer(query):
         candidate = m.group(1)
         if "/" in candidate or "." in candidate.rsplit("/", 1)[-1]:
@@ -345,7 +397,11 @@ def _plain_words(query: str, identifiers: list[str]) -> list[str]:
 
 
 def _intent_of(query: str) -> Intent:
+    asks_why = _WHY.search(query) is not None
     for candidate_intent, pattern in _INTENT_RULES:
+        if candidate_intent is Intent.TEST and asks_why:
+            # "our golden test on cmp.Diff flakes - why?": the cause is in the code
+            continue
         if pattern.search(query):
             return candidate_intent
     return Intent.GENERAL
