@@ -154,6 +154,8 @@ def test_the_precision_and_prose_knobs_are_searched() -> None:
         "name_match",
         "type_factor",
         "phrase_fragments",
+        "w_callee",
+        "abbreviation_weight",
     ):
         assert knob in names, knob
         assert knob in RetrieverConfig().to_dict(), knob

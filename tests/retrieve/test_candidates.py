@@ -299,3 +299,38 @@ def test_a_pasted_signature_names_its_types_and_methods_not_its_keywords() -> No
     analysis = analyze("I defined `func (t *Token) Equal(o *Token) bool` but cmp.Equal ignores it")
     assert {"Token", "Equal", "cmp.Equal"} <= set(analysis.identifiers)
     assert not {"func", "t", "o", "bool"} & set(analysis.identifiers)
+
+
+SERVER_RB = """class Server
+  def port
+    Integer(ENV['PORT'] || 4567)
+  end
+
+  def bind
+    '0.0.0.0'
+  end
+end
+"""
+
+NOTES_RB = "\n".join(
+    f"# Note {i}: a variable holding the port of server {i}.\nNOTE_{i} = {i}\n" for i in range(8)
+)
+
+
+def test_a_prose_word_also_finds_the_short_form_code_writes(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"lib/server.rb": SERVER_RB, "lib/notes.rb": NOTES_RB})
+    query = "can the server port come from an environment variable?"
+    on = HybridRetriever(index).search(query)
+    off = HybridRetriever(index, RetrieverConfig(abbreviation_weight=0.0)).search(query)
+    assert on.explanations[on.ranked[0][0]].signals["lexical"][1] > 0
+    assert _rank(index, on.ranked, "lib/server.rb", "Server.port") == 1
+    assert _rank(index, on.ranked, "lib/server.rb", "Server.port") <= _rank(
+        index, off.ranked, "lib/server.rb", "Server.port"
+    )
+    port = next(r for r, _ in on.ranked if "Server.port" in (index.chunks[r].symbols or ()))
+    port_off = next(r for r, _ in off.ranked if "Server.port" in (index.chunks[r].symbols or ()))
+    # ENV counts, at half the weight of a word the query spells
+    assert (
+        on.explanations[port].signals["lexical"][1]
+        > off.explanations[port_off].signals["lexical"][1]
+    )

@@ -17,6 +17,7 @@ import numpy as np
 from codegold import __version__
 from codegold.attempts import Attempt, RetrievedChunk, RetrieverInfo
 from codegold.cases.model import Context
+from codegold.index.lexical import top_k
 from codegold.index.store import IndexedChunk, LoadedIndex
 from codegold.index.tokenize import split_identifier, stem
 from codegold.index.vectors import search as vector_search
@@ -79,7 +80,18 @@ class HybridRetriever:
         for ident in analysis.identifiers:
             # the whole identifier, lowercased, is one more exact token
             terms.append(ident.rsplit(".", 1)[-1].lower())
-        return self.index.lexical.top(terms, self.config.candidates_per_signal)
+        shorts = [_ABBREVIATIONS[w.lower()] for w in analysis.words if w.lower() in _ABBREVIATIONS]
+        weight = self.config.abbreviation_weight
+        if not shorts or weight <= 0:
+            return self.index.lexical.top(terms, self.config.candidates_per_signal)
+        # "environment variable": code writes ENV; the short form counts for less
+        weights: dict[str, float] = {}
+        for term in terms:
+            weights[term] = weights.get(term, 0.0) + 1.0
+        for short in shorts:
+            weights[short] = weights.get(short, 0.0) + weight
+        scores = self.index.lexical.weighted_scores(weights)
+        return top_k(scores, self.config.candidates_per_signal)
 
     def _symbol_names(self, analysis: QueryAnalysis) -> list[tuple[str, float]]:
         """Names to look up, with a weight: code-looking identifiers fully, plain
@@ -761,6 +773,58 @@ class HybridRetriever:
         )
 
 
+#: words of prose and the short forms code spells them with
+_ABBREVIATIONS = {
+    "environment": "env",
+    "configuration": "config",
+    "directory": "dir",
+    "directories": "dir",
+    "message": "msg",
+    "messages": "msg",
+    "number": "num",
+    "arguments": "arg",
+    "argument": "arg",
+    "parameters": "params",
+    "parameter": "param",
+    "initialize": "init",
+    "initialization": "init",
+    "maximum": "max",
+    "minimum": "min",
+    "buffer": "buf",
+    "request": "req",
+    "response": "res",
+    "context": "ctx",
+    "temporary": "tmp",
+    "attribute": "attr",
+    "attributes": "attr",
+    "reference": "ref",
+    "length": "len",
+    "character": "char",
+    "pointer": "ptr",
+    "callback": "cb",
+    "previous": "prev",
+    "current": "cur",
+    "source": "src",
+    "destination": "dst",
+    "index": "idx",
+    "specification": "spec",
+    "information": "info",
+    "database": "db",
+    "connection": "conn",
+    "authentication": "auth",
+    "authorization": "auth",
+    "application": "app",
+    "document": "doc",
+    "documents": "doc",
+    "expression": "expr",
+    "regular": "regex",
+    "separator": "sep",
+    "delimiter": "delim",
+    "options": "opt",
+    "statistics": "stat",
+    "synchronous": "sync",
+    "asynchronous": "async",
+}
 _NAME_WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _TESTING = re.compile(r"(?:^|/)(?:test|tests|testing|fixtures?|mocks?|fakes?)(?:/|\.\w+$)")
 _VERSION_WORD = re.compile(r"\bv\d+\b")
