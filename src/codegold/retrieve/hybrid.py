@@ -498,15 +498,13 @@ class HybridRetriever:
             # it defines a name the asker wrote as code (a plain English word such as
             # "group" that happens to name a function earns no boost)
             factors["symbol"] = cfg.symbol_boost
-        if cfg.name_match > 0 and chunk.symbol is not None and not analysis.identifiers:
-            named_by_query = self._name_match(chunk.symbol, analysis)
-            if named_by_query > 0:
-                factors["name"] = 1.0 + cfg.name_match * named_by_query
-        elif cfg.name_match > 0 and chunk.symbols and not analysis.identifiers:
-            # a block of declarations (constants, variables) named by what it declares:
-            # ``const defaultMultipartMemory = 32 << 20`` among a file's top-level names
+        if cfg.name_match > 0 and not analysis.identifiers and (chunk.symbol or chunk.symbols):
+            # by its name, or by a name it defines: a block of declarations by what it
+            # declares (``const defaultMultipartMemory``), a Rust impl block by its
+            # methods (``validate_smart`` in ``impl UnionValidator``)
+            names = (chunk.symbol,) if chunk.symbol else ()
             named_by_query = max(
-                self._name_match(name, analysis) for name in chunk.symbols[:_DECLARED]
+                self._name_match(name, analysis) for name in names + chunk.symbols[:_DECLARED]
             )
             if named_by_query > 0:
                 factors["name"] = 1.0 + cfg.name_match * named_by_query
