@@ -223,7 +223,8 @@ def test_search_finds_the_knob_that_helps_and_reports_both_splits(
     fixture: dict[str, Path], tmp_path: Path
 ) -> None:
     out = tmp_path / "best.json"
-    proc = _tune_cli(fixture, "--seed", "0", "--out", str(out))
+    # (the space holds the precision and prose knobs too: 80 trials reach role_strength)
+    proc = _tune_cli(fixture, "--seed", "0", "--trials", "80", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(out.read_text())
     meta = doc["tune"]
