@@ -28,6 +28,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np
 
 from codegold.cases import load_suite
+from codegold.chunking import CHUNKER_VERSION
 from codegold.corpus.git import GitRepo
 from codegold.corpus.policy import load_policy
 from codegold.evaluate.localization import file_acc, heldout, ranked_files
@@ -68,6 +69,19 @@ def main() -> int:
         help='dev only: JSON {"query": [settings, ...], "fusion": {setting: [values]}}; '
         "evidence is gathered once per case and query variant, every fusion tried",
     )
+    ap.add_argument(
+        "--cv",
+        action="store_true",
+        help="with --grid: leave one repository out (choose the setting on the other "
+        "repositories, score the one left out), per repository and pooled",
+    )
+    ap.add_argument(
+        "--evidence",
+        type=Path,
+        default=None,
+        help="with --grid: a file keeping the gathered evidence (written on the first "
+        "run, read on the next ones while the query variants are the same)",
+    )
     args = ap.parse_args()
     if args.grid is not None and args.split != "dev":
         print("--grid tunes on the dev split only", file=sys.stderr)
@@ -75,6 +89,16 @@ def main() -> int:
     grid = json.loads(args.grid.read_text()) if args.grid else None
     grid_cases: list[dict[str, Any]] = []
     config = RetrieverConfig.load(args.config) if args.config else RetrieverConfig()
+    if grid is not None and args.evidence is not None and args.evidence.exists():
+        import pickle
+
+        with args.evidence.open("rb") as fh:
+            kept = pickle.load(fh)
+        if kept["query"] == grid.get("query", [{}]) and kept["repos"] == args.repos:
+            _grid_report(kept["cases"], grid, config, args.out, cv=args.cv)
+            return 0
+        print(f"{args.evidence}: other query variants or repositories, gathering again",
+              file=sys.stderr)  # fmt: skip
     embedder = None
     if args.embedder != "none":
         from codegold.cli.index_cmd import resolve_embedder
@@ -101,11 +125,14 @@ def main() -> int:
         for case in cases:
             by_rev[case.revision].append(case)
         tokens: dict[str, list[str]] = {}
+        stale: set[str] = set()
         t0 = time.perf_counter()
         with GitRepo(mirror) as git:
             for rev in sorted(by_rev):
                 sha = git.resolve(rev)
                 served = IndexRoot(root).current_build(sha) if args.no_build else None
+                if served is not None:
+                    stale.add(_chunker_of(root, served))
                 if served is None:
                     policy = load_policy(repo=git, revision=sha, config_path=None)
                     build_index(
@@ -134,8 +161,9 @@ def main() -> int:
                             loaded, git, tokens, scope=scope
                         )
                 if grid is not None:
+                    bm25 = retrievers.get("bm25-file")
                     for case in by_rev[rev]:
-                        grid_cases.append(_grid_case(loaded, case, repo_key, config, grid))
+                        grid_cases.append(_grid_case(loaded, case, repo_key, config, grid, bm25))
                     continue
                 for case in by_rev[rev]:
                     row: dict[str, Any] = {"id": case.id, "repo": repo_key}
@@ -180,10 +208,22 @@ def main() -> int:
             file=sys.stderr,
             flush=True,
         )
+        other = sorted(v for v in stale if v != CHUNKER_VERSION)
+        if other:
+            print(
+                f"{repo_key}: --no-build served builds of chunker {', '.join(other)} "
+                f"(this chunker is {CHUNKER_VERSION}); their chunks may differ",
+                file=sys.stderr,
+            )
     if args.index_only:
         return 0
     if grid is not None:
-        _grid_report(grid_cases, grid, config, args.out)
+        if args.evidence is not None:
+            import pickle
+
+            keep = {"query": grid.get("query", [{}]), "repos": args.repos, "cases": grid_cases}
+            args.evidence.write_bytes(pickle.dumps(keep))
+        _grid_report(grid_cases, grid, config, args.out, cv=args.cv)
         return 0
     names = args.retrievers
     print(f"split={args.split}")
@@ -210,21 +250,32 @@ def main() -> int:
     return 0
 
 
-_SIGNALS = ("whole", "frame", "path", "module", "definition", "name")
+def _chunker_of(root: Path, build_id: str) -> str:
+    manifest = json.loads((IndexRoot(root).build_dir(build_id) / "manifest.json").read_text())
+    return str(manifest.get("chunkerVersion", "?"))
+
+
+_SIGNALS = ("whole", "frame", "path", "module", "definition", "name", "plain")
 _ROLES = ("source", "test", "docs", "other", "foreign")
 
 
 def _grid_case(
-    loaded: Any, case: Any, repo_key: str, config: RetrieverConfig, grid: dict[str, Any]
+    loaded: Any,
+    case: Any,
+    repo_key: str,
+    config: RetrieverConfig,
+    grid: dict[str, Any],
+    bm25: Any = None,
 ) -> dict[str, Any]:
-    """One case's evidence per query variant, as arrays the fusion grid scores."""
+    """One case's evidence per query variant, as arrays the fusion grid scores; with
+    ``bm25`` (the whole-file BM25 baseline) its Acc@1 / Acc@5 too."""
     from codegold.retrieve import issue
     from codegold.retrieve.query import analyze
 
     analysis = analyze(case.query)
     variants = []
     for overrides in grid.get("query", [{}]):
-        cfg = dataclasses.replace(config, **overrides)
+        cfg = dataclasses.replace(config, **{"issue_plain_weight": 1.0, **overrides})
         evidence, _ = issue.gather(loaded, analysis, cfg)
         paths = sorted(evidence)
         where = {p: i for i, p in enumerate(paths)}
@@ -243,7 +294,12 @@ def _grid_case(
                 "groups": groups,
             }
         )
-    return {"id": case.id, "repo": repo_key, "variants": variants}
+    out: dict[str, Any] = {"id": case.id, "repo": repo_key, "variants": variants}
+    out["frames"] = len(analysis.frames)
+    if bm25 is not None:
+        files = ranked_files(bm25.retrieve(case.query, case_id=case.id, attempt_id=case.id))
+        out["bm25"] = (file_acc(case, files, 1), file_acc(case, files, 5))
+    return out
 
 
 def _grid_scores(v: dict[str, Any], cfg: RetrieverConfig) -> np.ndarray:
@@ -253,15 +309,21 @@ def _grid_scores(v: dict[str, Any], cfg: RetrieverConfig) -> np.ndarray:
     decay = cfg.issue_chunk_decay ** np.arange(top.shape[1])
     decay[cfg.issue_chunk_top :] = 0.0
     chunk = top @ decay
-    parts = [
-        cfg.issue_chunk_weight * chunk / (chunk.max() or 1.0),
-        cfg.issue_file_weight * sig[:, 0] / (sig[:, 0].max() or 1.0),
-        cfg.issue_frame_weight * sig[:, 1],
-        cfg.issue_path_weight * sig[:, 2],
-        cfg.issue_module_weight * sig[:, 3],
-        cfg.issue_definition_weight * sig[:, 4] / (sig[:, 4].max() or 1.0),
-        cfg.issue_name_weight * sig[:, 5],
-    ]
+    weights = (
+        cfg.issue_file_weight,
+        cfg.issue_frame_weight,
+        cfg.issue_path_weight,
+        cfg.issue_module_weight,
+        cfg.issue_definition_weight,
+        cfg.issue_name_weight,
+        cfg.issue_plain_weight,
+    )
+    normalised = (0, 4, 6)  # divided by the case's best (the others are 0..1 already)
+    total = cfg.issue_chunk_weight * chunk / (chunk.max() or 1.0)
+    for k, w in enumerate(weights):
+        if w:
+            col = sig[:, k]
+            total = total + w * (col / (col.max() or 1.0) if k in normalised else col)
     factor = np.array(
         [
             1.0,
@@ -271,56 +333,139 @@ def _grid_scores(v: dict[str, Any], cfg: RetrieverConfig) -> np.ndarray:
             cfg.issue_other_factor,
         ]
     )[v["roles"]]
-    return np.sum(parts, axis=0) * factor
+    return total * factor
 
 
 def _grid_acc(v: dict[str, Any], scores: np.ndarray) -> tuple[int, int]:
     if not v["groups"] or any(not g for g in v["groups"]):
         return 0, 0
-    # a group's rank: files scoring strictly higher than its best file
-    ranks = [min(int(np.sum(scores > scores[i])) for i in g) for g in v["groups"]]
+    # a group's rank: files scoring strictly higher than its best file (ties by path,
+    # as rank_files breaks them: paths are sorted, so a lower index wins a tie)
+    ranks = [
+        min(int(np.sum(scores > scores[i]) + np.sum(scores[:i] == scores[i])) for i in g)
+        for g in v["groups"]
+    ]
     worst = max(ranks)
     return int(worst < 1), int(worst < 5)
 
 
-def _grid_report(
-    cases: list[dict[str, Any]], grid: dict[str, Any], config: RetrieverConfig, out: Path | None
-) -> None:
+def _grid_hits(
+    cases: list[dict[str, Any]], grid: dict[str, Any], config: RetrieverConfig
+) -> tuple[list[dict[str, Any]], np.ndarray]:
+    """Every setting of the grid, and per setting and case its (Acc@1, Acc@5)."""
     import itertools
 
     fusion = grid.get("fusion", {})
     keys = sorted(fusion)
-    results = []
+    settings: list[dict[str, Any]] = []
+    hits: list[list[tuple[int, int]]] = []
     for qi, overrides in enumerate(grid.get("query", [{}])):
         for values in itertools.product(*(fusion[k] for k in keys)):
-            cfg = dataclasses.replace(config, **overrides, **dict(zip(keys, values, strict=True)))
-            a1 = a5 = 0
-            per_repo: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-            for case in cases:
-                v = case["variants"][qi]
-                h1, h5 = _grid_acc(v, _grid_scores(v, cfg))
-                a1, a5 = a1 + h1, a5 + h5
-                cell = per_repo[case["repo"]]
-                cell[0], cell[1], cell[2] = cell[0] + h1, cell[1] + h5, cell[2] + 1
-            results.append(
-                {
-                    "query": overrides,
-                    "fusion": dict(zip(keys, values, strict=True)),
-                    "acc1": a1,
-                    "acc5": a5,
-                    "perRepo": dict(per_repo),
-                }
+            fused = dict(zip(keys, values, strict=True))
+            cfg = dataclasses.replace(config, **overrides, **fused)
+            settings.append({"query": overrides, "fusion": fused})
+            hits.append(
+                [_grid_acc(c["variants"][qi], _grid_scores(c["variants"][qi], cfg)) for c in cases]
             )
+    return settings, np.array(hits, dtype=np.int64).reshape(len(settings), len(cases), 2)
+
+
+def _best(hits: np.ndarray, mask: np.ndarray) -> int:
+    """The setting with the most Acc@1 + Acc@5 hits over the masked cases (then the
+    most Acc@5 hits, then the first in grid order)."""
+    a1 = hits[:, mask, 0].sum(axis=1)
+    a5 = hits[:, mask, 1].sum(axis=1)
+    return int(np.lexsort((np.arange(len(a1)), -a5, -(a1 + a5)))[0])
+
+
+def _grid_report(
+    cases: list[dict[str, Any]],
+    grid: dict[str, Any],
+    config: RetrieverConfig,
+    out: Path | None,
+    *,
+    cv: bool = False,
+) -> None:
+    settings, hits = _grid_hits(cases, grid, config)
     n = len(cases)
-    results.sort(key=lambda r: (-(r["acc1"] + r["acc5"]), -r["acc5"], json.dumps(r["query"])))
-    print(f"grid: {len(results)} settings over {n} dev cases (best by Acc@1 + Acc@5)")
-    for r in results[:15]:
+    order = np.lexsort(
+        (np.arange(len(settings)), -hits[:, :, 1].sum(axis=1), -hits.sum(axis=(1, 2)))
+    )
+    print(f"grid: {len(settings)} settings over {n} dev cases (best by Acc@1 + Acc@5)")
+    for i in order[:15].tolist():
+        a1, a5 = hits[i, :, 0].sum(), hits[i, :, 1].sum()
         print(
-            f"{100 * r['acc1'] / n:5.1f}/{100 * r['acc5'] / n:5.1f} "
-            f"{json.dumps(r['query'])} {json.dumps(r['fusion'])}"
+            f"{100 * a1 / n:5.1f}/{100 * a5 / n:5.1f} "
+            f"{json.dumps(settings[i]['query'])} {json.dumps(settings[i]['fusion'])}"
         )
+    results: dict[str, Any] = {
+        "settings": [
+            {**s, "acc1": int(hits[i, :, 0].sum()), "acc5": int(hits[i, :, 1].sum())}
+            for i, s in enumerate(settings)
+        ]
+    }
+    if cv:
+        results["cv"] = _cross_validate(cases, settings, hits)
     if out is not None:
         out.write_text(json.dumps(results, indent=1))
+
+
+def _cross_validate(
+    cases: list[dict[str, Any]], settings: list[dict[str, Any]], hits: np.ndarray
+) -> dict[str, Any]:
+    """Leave one repository out: the setting chosen on the other repositories scores
+    the one left out. Printed per repository beside the setting chosen on all of them
+    (the dev figure) and whole-file BM25; pooled over cases and as the mean over
+    repositories."""
+    repos = np.array([c["repo"] for c in cases])
+    everything = np.ones(len(cases), dtype=bool)
+    fitted = _best(hits, everything)
+    bm25 = np.array([c.get("bm25", (0, 0)) for c in cases], dtype=np.int64).reshape(-1, 2)
+    rows: list[dict[str, Any]] = []
+    held = np.zeros((len(cases), 2), dtype=np.int64)
+    print("leave one repository out (setting chosen on the others):")
+    print(f"{'repository':28} {'n':>4} {'dev-fit @1/@5':>14} {'loro @1/@5':>14} "
+          f"{'bm25-file @1/@5':>16}  chosen")  # fmt: skip
+    for repo in sorted(set(repos.tolist())):
+        mine = repos == repo
+        chosen = _best(hits, ~mine)
+        held[mine] = hits[chosen, mine]
+        k = int(mine.sum())
+
+        def pct(a: np.ndarray, k: int = k) -> str:
+            return f"{100 * a[0] / k:5.1f}/{100 * a[1] / k:5.1f}"
+
+        fit = hits[fitted, mine].sum(axis=0)
+        loro = hits[chosen, mine].sum(axis=0)
+        base = bm25[mine].sum(axis=0)
+        pick = settings[chosen]
+        print(f"{repo:28} {k:>4} {pct(fit):>14} {pct(loro):>14} {pct(base):>16}  "
+              f"{json.dumps(pick['fusion'])} {json.dumps(pick['query'])}")  # fmt: skip
+        rows.append(
+            {
+                "repo": repo,
+                "n": k,
+                "fit": fit.tolist(),
+                "loro": loro.tolist(),
+                "bm25": base.tolist(),
+                "chosen": settings[chosen],
+            }
+        )
+    n = len(cases)
+    fit_all = hits[fitted].sum(axis=0)
+    loro_all = held.sum(axis=0)
+    base_all = bm25.sum(axis=0)
+    print(f"{'pooled':28} {n:>4} {100 * fit_all[0] / n:5.1f}/{100 * fit_all[1] / n:5.1f}  "
+          f"{100 * loro_all[0] / n:5.1f}/{100 * loro_all[1] / n:5.1f}  "
+          f"{100 * base_all[0] / n:5.1f}/{100 * base_all[1] / n:5.1f}")  # fmt: skip
+    means = [
+        np.mean([100 * r[key][j] / r["n"] for r in rows]) for key in ("fit", "loro", "bm25")
+        for j in (0, 1)
+    ]  # fmt: skip
+    print(f"{'mean over repositories':28} {'':>4} {means[0]:5.1f}/{means[1]:5.1f}  "
+          f"{means[2]:5.1f}/{means[3]:5.1f}  {means[4]:5.1f}/{means[5]:5.1f}")  # fmt: skip
+    print(f"dev-fit setting: {json.dumps(settings[fitted])}")
+    return {"perRepo": rows, "fitted": settings[fitted], "pooledLoro": loro_all.tolist()}
 
 
 if __name__ == "__main__":

@@ -358,3 +358,38 @@ def test_the_code_a_title_names_counts_as_definitions(tmp_path: Path) -> None:
     )
     assert plain["durations/format.py"].definition == 1.0  # one definition of the name
     assert boosted["durations/format.py"].definition == 2.0
+
+
+def test_whole_file_bm25_of_the_report_as_written_is_a_signal(tmp_path: Path) -> None:
+    repo, sha = _repo(tmp_path)
+    root = tmp_path / "idx"
+    with GitRepo(repo) as git:
+        build_index(git, sha, root, policy=PathPolicy())
+        index = open_index(root, sha)
+    analysis = analyze(PLAIN)
+    # off by default (cross-validation over the dev repositories gave it no weight)
+    assert RetrieverConfig().issue_plain_weight == 0.0
+    off, _ = issue.gather(index, analysis, RetrieverConfig())
+    assert all(e.plain == 0.0 for e in off.values())
+    # the query is the report's words each counted as written: no title weight, no
+    # cleaning, no code weight
+    weights = issue.plain_weights(PLAIN)
+    assert weights["duration"] == 4.0 and weights["trail"] == 2.0 and weights["lost"] == 1.0
+    alone = RetrieverConfig(
+        issue_plain_weight=1.0,
+        **{
+            f"issue_{k}_weight": 0.0
+            for k in ("chunk", "file", "frame", "path", "definition", "name")
+        },
+        issue_test_factor=1.0,
+        issue_docs_factor=1.0,
+    )
+    on, _ = issue.gather(index, analysis, alone)
+    files_index, names = index.file_lexical
+    scores = files_index.weighted_scores(weights)
+    expected = sorted(
+        (n for n, s in zip(names, scores.tolist(), strict=True) if s > 0),
+        key=lambda n: (-float(scores[names.index(n)]), n),
+    )
+    assert [p for p, _ in issue.rank_files(on, alone)] == expected
+    assert on[expected[0]].plain == max(e.plain for e in on.values()) > 0

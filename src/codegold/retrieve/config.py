@@ -158,6 +158,7 @@ class RetrieverConfig:
     issue_title_weight: float = 3.0
     issue_name_weight: float = 0.75
     issue_title_definition_factor: float = 1.0  # a definition the title names counts this much
+    issue_plain_weight: float = 0.0  # whole-file BM25 of the report as written (the floor)
     role_preferences: dict[str, dict[str, float]] = field(
         default_factory=lambda: {k: dict(v) for k, v in ROLE_PREFERENCES.items()}
     )

@@ -33,6 +33,7 @@ class FileEvidence:
     chunk: float = 0.0  # decayed sum of the file's best chunk scores
     top_chunks: list[float] = field(default_factory=list)  # best chunk scores, descending
     whole: float = 0.0  # whole-file BM25
+    plain: float = 0.0  # whole-file BM25 of the report as written (no cleaning, no weights)
     frame: float = 0.0  # a traceback frame lands in this file
     path: float = 0.0  # the report names this path
     module: float = 0.0  # a dotted module name or import resolves to this file
@@ -45,6 +46,7 @@ class FileEvidence:
         return {
             "chunk": round(self.chunk, 6),
             "whole": round(self.whole, 6),
+            "plain": round(self.plain, 6),
             "frame": self.frame,
             "path": self.path,
             "module": self.module,
@@ -182,6 +184,12 @@ def title_identifiers(title: str) -> list[str]:
             found.append(m.group(2) or m.group(3))
     found.extend(w for w in re.findall(r"[A-Za-z_]\w*", title) if looks_like_code(w))
     return [w for w in dict.fromkeys(found) if len(w) >= 3 and w.lower() not in STOPWORDS]
+
+
+def plain_weights(text: str) -> dict[str, float]:
+    """The report's words as written, each counted as often as it occurs: plain BM25's
+    query, the same for every report (no cleaning, title or code weights)."""
+    return {t: float(c) for t, c in Counter(tokenize_query(text)).items()}
 
 
 def query_weights(analysis: QueryAnalysis, cfg: RetrieverConfig) -> dict[str, float]:
@@ -324,6 +332,11 @@ def gather(
     wnz = np.flatnonzero(whole > 0)
     for row in wnz[np.argsort(-whole[wnz], kind="stable")][:500].tolist():
         ev(file_names[row]).whole = float(whole[row])
+    if cfg.issue_plain_weight:
+        plain = files_index.weighted_scores(plain_weights(analysis.raw))
+        pnz = np.flatnonzero(plain > 0)
+        for row in pnz[np.argsort(-plain[pnz], kind="stable")][:500].tolist():
+            ev(file_names[row]).plain = float(plain[row])
     for path, _func in analysis.frames:
         hit = _suffix_match(path, file_row)
         if hit is not None:
@@ -401,6 +414,7 @@ def rank_files(evidence: dict[str, FileEvidence], cfg: RetrieverConfig) -> list[
     best_chunk = max(e.chunk for e in evidence.values()) or 1.0
     best_whole = max(e.whole for e in evidence.values()) or 1.0
     best_def = max(e.definition for e in evidence.values()) or 1.0
+    best_plain = max(e.plain for e in evidence.values()) or 1.0
     scored: list[tuple[str, float]] = []
     for path, e in evidence.items():
         score = (
@@ -411,6 +425,7 @@ def rank_files(evidence: dict[str, FileEvidence], cfg: RetrieverConfig) -> list[
             + cfg.issue_module_weight * e.module
             + cfg.issue_definition_weight * e.definition / best_def
             + cfg.issue_name_weight * e.name
+            + cfg.issue_plain_weight * e.plain / best_plain
         )
         if e.role == "test":
             score *= cfg.issue_test_factor
