@@ -352,12 +352,20 @@ def test_the_code_a_title_names_counts_as_definitions(tmp_path: Path) -> None:
         "format_duration prints zero units\n\nIt prints 1h0m0s for an hour; "
         "the zero parts should be left out, as in 1h. Expected 1h, got 1h0m0s."
     )
-    plain, _ = issue.gather(index, analyze(report), RetrieverConfig())
+    on = RetrieverConfig(issue_definition_weight=0.5)
+    plain, _ = issue.gather(index, analyze(report), on)
     boosted, _ = issue.gather(
-        index, analyze(report), RetrieverConfig(issue_title_definition_factor=2.0)
+        index,
+        analyze(report),
+        RetrieverConfig(issue_definition_weight=0.5, issue_title_definition_factor=2.0),
     )
     assert plain["durations/format.py"].definition == 1.0  # one definition of the name
     assert boosted["durations/format.py"].definition == 2.0
+    # off by default (its weight was unstable under leave-one-repository-out) and then
+    # not gathered at all
+    assert RetrieverConfig().issue_definition_weight == 0.0
+    off, _ = issue.gather(index, analyze(report), RetrieverConfig())
+    assert all(e.definition == 0.0 for e in off.values())
 
 
 def test_whole_file_bm25_of_the_report_as_written_is_a_signal(tmp_path: Path) -> None:

@@ -149,7 +149,7 @@ class RetrieverConfig:
     issue_frame_weight: float = 0.5
     issue_path_weight: float = 1.0
     issue_module_weight: float = 0.0
-    issue_definition_weight: float = 0.5
+    issue_definition_weight: float = 0.0  # off: unstable under leave-one-repository-out
     issue_test_factor: float = 0.3
     issue_docs_factor: float = 0.3
     issue_other_factor: float = 0.3

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -360,7 +361,25 @@ def gather(
             continue  # ``import xarray``: the whole package, not a file in it
         for hit in _module_files(name, file_row):
             ev(hit).module = 1.0
+    if cfg.issue_definition_weight:
+        _definitions(index, analysis, terms, cfg, ev)
+    for path, e in evidence.items():
+        e.name = _name_share(path, weights, index)
+    return evidence, chunk_scores
+
+
+def _definitions(
+    index: LoadedIndex,
+    analysis: QueryAnalysis,
+    terms: ReportTerms,
+    cfg: RetrieverConfig,
+    ev: Callable[[str], FileEvidence],
+) -> None:
+    """Files defining the identifiers the title, the code spans and the frames name,
+    each name's share ``1 / log2(1 + definitions)`` (a name defined in 50 places or
+    more says nothing)."""
     table = index.symbols
+    chunks = index.chunks
     in_title = set(terms.title_identifiers)
     names = list(
         dict.fromkeys(
@@ -376,9 +395,6 @@ def gather(
             share *= cfg.issue_title_definition_factor
         for path in {chunks[r].file for r in found}:
             ev(path).definition += share
-    for path, e in evidence.items():
-        e.name = _name_share(path, weights, index)
-    return evidence, chunk_scores
 
 
 def _idf(index: LoadedIndex, term: str) -> float:
