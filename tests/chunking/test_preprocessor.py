@@ -318,3 +318,32 @@ enum kind {
     (function,) = [c for c in chunks if c.symbol == "yy_location_print_"]
     assert (function.start_line, function.end_line) == (3, 8)
     assert any({"kind.KIND_FIRST", "kind.KIND_LAST"} <= set(c.symbols) for c in chunks)
+
+
+def test_a_macro_line_that_is_the_type_of_the_declarator_below_it_is_kept() -> None:
+    # libyaml's style: the exported return type is a macro on its own line
+    source = """\
+#include "yaml_private.h"
+
+YAML_DECLARE(int)
+yaml_emitter_open(yaml_emitter_t *emitter);
+
+YAML_DECLARE(int)
+yaml_emitter_open(yaml_emitter_t *emitter)
+{
+    assert(emitter);
+    return 1;
+}
+
+EXPORT_API
+*make_buffer(size_t size)
+{
+    return malloc(size);
+}
+"""
+    resolution = resolve_conditionals(source.encode())
+    assert resolution is None or resolution.macro_rows == frozenset()
+    chunks = chunks_of("src/dumper.c", source)
+    (definition,) = [c for c in chunks if c.symbol == "yaml_emitter_open" and c.end_line == 11]
+    assert definition.start_line == 6
+    assert any(c.symbol == "make_buffer" for c in chunks)

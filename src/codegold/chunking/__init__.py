@@ -89,7 +89,7 @@ __all__ = [
 #: prototype-looking statement (``emit changed();``) stays a definition; members split
 #: out of an interface also name it; a namespace member also has its namespaced name
 #: (``Util.trim``, Rust ``imp.helper``).
-ALGORITHM_VERSION = "7"
+ALGORITHM_VERSION = "8"
 
 
 def chunk_file(

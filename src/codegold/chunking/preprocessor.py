@@ -210,6 +210,9 @@ _BARE_MACRO = re.compile(
 #: What a code line after a bare macro may not start with: the macro is then part of an
 #: expression, an enumerator list or a function header (``LAST_KIND`` before ``};``).
 _CONTINUATION = re.compile(rb"^[ \t]*[})\],;.?:{=+\-*/%&|<>!^]")
+#: A code line that is a declarator with no type before it (``yaml_parser_load(yaml_parser_t
+#: *parser)``): the macro line above is its type (``YAML_DECLARE(int)``, ``EXPORT_API``).
+_DECLARATOR = re.compile(rb"^[ \t]*\**[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*\(")
 
 
 def _bare_macros(lines: list[bytes], directive_rows: set[int]) -> set[int]:
@@ -231,7 +234,8 @@ def _bare_macros(lines: list[bytes], directive_rows: set[int]) -> set[int]:
             in_comment = b"*/" not in text
             continue
         if candidate is not None:
-            if _CONTINUATION.match(line) is None:
+            declarator = _DECLARATOR.match(line) and not _BARE_MACRO.match(line)
+            if _CONTINUATION.match(line) is None and not declarator:
                 rows.add(candidate)
             candidate = None
         if _BARE_MACRO.match(line) and (previous is None or not _open_end(previous)):
