@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from operator import attrgetter
 from typing import TypedDict
 
 from codegold._time import human_duration
@@ -376,105 +377,178 @@ class _Scan:
 
 
 def _scan(case: ResolvedCase, chunks: Sequence[RetrievedChunk]) -> _Scan:
-    """Classify every chunk (match, covered span, claim mismatch, duplicate), in one
-    pass: the hot loop of an evaluation, so a chunk that matches no target costs a few
-    lookups and the entry it becomes. Same results as :func:`duplicate_ranks`
-    and :func:`~codegold.evaluate.graded.graded_ndcg`'s pool, computed on the way."""
-    required = case.required_targets
-    spanned = [t for t in required if t.lines is not None]
-    required_files = _files_of(required)
-    supporting = case.supporting
-    supporting_files = _files_of(supporting)
-    # the files a chunk must be in to match anything (None: a glob makes any file one)
-    candidates: frozenset[str] | None = None
-    if required_files is not None and not (supporting and supporting_files is None):
-        candidates = required_files | supporting_files if supporting_files else required_files
-    forbidden_prefixes = case.forbidden_path_prefixes
-    groups = case.groups
-    cutoff = case.cutoff
-    entries: list[RankedEntry] = []
-    append = entries.append
+    """Classify every chunk (match, covered span, claim mismatch, duplicate): the hot
+    loop of an evaluation. Every entry is first built as a chunk that matches nothing,
+    duplicates nothing and covers no span (what most chunks of a ranked list are), in
+    one comprehension; then only the chunks that can differ are looked at and their
+    entries set: those in a file a target names (all of them when a glob does) or under
+    a forbidden prefix, those of a file a labelled span names, those with a claim, and
+    duplicates, found per kind only when the list has any (a repeated id or file, an
+    excerpt). Same results as :func:`duplicate_ranks` and
+    :func:`~codegold.evaluate.graded.graded_ndcg`'s pool, computed on the way."""
+    none = _NONE
+    entry = RankedEntry
+    entries = [
+        entry(
+            rank,
+            c.chunk_id,
+            c.file,
+            c.symbol,
+            c.role,
+            c.repository_revision,
+            c.score,
+            none,
+            c.start_line,
+            c.end_line,
+            False,
+            c.resolved,
+            None,
+            None,
+        )
+        for rank, c in enumerate(chunks, start=1)
+    ]
     hits: dict[int, frozenset[int]] = {}
     satisfied: set[int] = set()
     within: set[int] = set()
     pool: dict[str, int] = {}
-    ids: dict[str, int] = {}
-    first_of_file: dict[str, int] = {}
-    later_of_file: dict[str, list[int]] = {}
-    texts: dict[str, int] = {}
-    entry = RankedEntry
-    for rank, chunk in enumerate(chunks, start=1):
-        file = chunk.file
+    if not entries:
+        return _Scan(entries, hits, satisfied, within, pool)
+    files = list(map(_FILE, chunks))
+    _match_all(case, chunks, entries, files, hits, satisfied, within, pool)
+    spanned = [t for t in case.required_targets if t.lines is not None]
+    if spanned:
+        span_files = _files_of(spanned)
+        for i, file in enumerate(files):
+            if span_files is None or file in span_files:
+                entries[i].covers_target_span = _covers(spanned, chunks[i])
+    if any(map(_CLAIM, chunks)):
+        for i, chunk in enumerate(chunks):
+            if chunk.claim is not None:
+                entries[i].claim_mismatch = claim_mismatch(chunk)
+    for rank, above in _duplicates(chunks, files).items():
+        entries[rank - 1].duplicate_of = above
+    return _Scan(entries, hits, satisfied, within, pool)
+
+
+_FILE = attrgetter("file")
+_CHUNK_ID = attrgetter("chunk_id")
+_CLAIM = attrgetter("claim")
+_EXCERPT = attrgetter("excerpt")
+
+
+def _match_all(
+    case: ResolvedCase,
+    chunks: Sequence[RetrievedChunk],
+    entries: list[RankedEntry],
+    files: list[str],
+    hits: dict[int, frozenset[int]],
+    satisfied: set[int],
+    within: set[int],
+    pool: dict[str, int],
+) -> None:
+    """Set the match of the entries that have one (forbidden, accepted, supporting),
+    and fill ``hits``, ``satisfied``, ``within`` and ``pool``, in rank order."""
+    required_files = _files_of(case.required_targets)
+    supporting = case.supporting
+    supporting_files = _files_of(supporting)
+    forbidden_prefixes = case.forbidden_path_prefixes
+    forbidden: set[int] = set()
+    if forbidden_prefixes:
+        forbidden = {i for i, f in enumerate(files) if f.startswith(forbidden_prefixes)}
+        for i in forbidden:
+            entries[i].match = _FORBIDDEN
+    # the chunks that may match a target: those in a file one names, every one when a
+    # glob makes any file possible
+    look: Iterable[int]
+    if required_files is None or (supporting and supporting_files is None):
+        look = range(len(files))
+    else:
+        candidates = required_files | supporting_files if supporting_files else required_files
+        look = (
+            ()
+            if candidates.isdisjoint(files)
+            else [i for i, f in enumerate(files) if f in candidates]
+        )
+    groups = case.groups
+    cutoff = case.cutoff
+    for i in look:
+        if i in forbidden:
+            continue
+        chunk = chunks[i]
+        file = files[i]
+        rank = i + 1
         chunk_id = chunk.chunk_id
-        # duplicates (graded.duplicate_ranks): the same id, an overlapping span of the
-        # same file, or the same non-blank excerpt above; the smallest such rank
-        first = ids.setdefault(chunk_id, rank)
-        duplicate = None if first == rank else first
-        first = first_of_file.setdefault(file, rank)
-        if first != rank:  # the file again: the first chunk above that overlaps
+        match = _NONE
+        if required_files is None or file in required_files:
+            groups_hit = frozenset(
+                g
+                for g, group in enumerate(groups)
+                if any(chunk_matches(chunk, t) for t in group.any_of)
+            )
+            if groups_hit:
+                match = _ACCEPTED
+                hits[rank] = groups_hit
+                satisfied |= groups_hit
+                if rank <= cutoff:
+                    within |= groups_hit
+                pool[chunk_id] = 2
+        if (
+            match is _NONE
+            and supporting
+            and (supporting_files is None or file in supporting_files)
+            and any(chunk_matches(chunk, t) for t in supporting)
+        ):
+            match = _SUPPORTING
+            if pool.get(chunk_id, 0) < 1:
+                pool[chunk_id] = 1
+        if match is not _NONE:
+            entries[i].match = match
+
+
+def _duplicates(chunks: Sequence[RetrievedChunk], files: list[str]) -> dict[int, int]:
+    """rank -> the smallest rank above it that the chunk duplicates (graded.
+    duplicate_ranks): the same id, an overlapping span of the same file, or the same
+    non-blank excerpt. Each kind is looked for only when the list can have one."""
+    n = len(chunks)
+    out: dict[int, int] = {}
+
+    def found(rank: int, above: int) -> None:
+        prior = out.get(rank)
+        out[rank] = above if prior is None or above < prior else prior
+
+    if len(set(map(_CHUNK_ID, chunks))) < n:
+        ids: dict[str, int] = {}
+        for rank, chunk in enumerate(chunks, start=1):
+            first = ids.setdefault(chunk.chunk_id, rank)
+            if first != rank:
+                found(rank, first)
+    if len(set(files)) < n:
+        first_of_file: dict[str, int] = {}
+        later_of_file: dict[str, list[int]] = {}
+        for rank, file in enumerate(files, start=1):
+            first = first_of_file.setdefault(file, rank)
+            if first == rank:
+                continue
+            # the file again: the first chunk above that overlaps
             later = later_of_file.setdefault(file, [])
+            chunk = chunks[rank - 1]
             start_line, end_line = chunk.start_line, chunk.end_line
             for above in (first, *later):
                 other = chunks[above - 1]
                 if start_line <= other.end_line and other.start_line <= end_line:
-                    duplicate = above if duplicate is None else min(duplicate, above)
+                    found(rank, above)
                     break
             later.append(rank)
-        excerpt = chunk.excerpt
-        if excerpt:
-            text = excerpt.strip()
+    if any(map(_EXCERPT, chunks)):
+        texts: dict[str, int] = {}
+        for rank, chunk in enumerate(chunks, start=1):
+            excerpt = chunk.excerpt
+            text = excerpt.strip() if excerpt else ""
             if text:
                 same = texts.setdefault(text, rank)
                 if same != rank:
-                    duplicate = same if duplicate is None else min(duplicate, same)
-        # the match
-        if forbidden_prefixes and file.startswith(forbidden_prefixes):
-            match = _FORBIDDEN
-        elif candidates is not None and file not in candidates:
-            match = _NONE
-        else:
-            match = _NONE
-            if required_files is None or file in required_files:
-                groups_hit = frozenset(
-                    i
-                    for i, g in enumerate(groups)
-                    if any(chunk_matches(chunk, t) for t in g.any_of)
-                )
-                if groups_hit:
-                    match = _ACCEPTED
-                    hits[rank] = groups_hit
-                    satisfied |= groups_hit
-                    if rank <= cutoff:
-                        within |= groups_hit
-                    pool[chunk_id] = 2
-            if (
-                match is _NONE
-                and supporting
-                and (supporting_files is None or file in supporting_files)
-                and any(chunk_matches(chunk, t) for t in supporting)
-            ):
-                match = _SUPPORTING
-                if pool.get(chunk_id, 0) < 1:
-                    pool[chunk_id] = 1
-        append(
-            entry(
-                rank,
-                chunk_id,
-                file,
-                chunk.symbol,
-                chunk.role,
-                chunk.repository_revision,
-                chunk.score,
-                match,
-                chunk.start_line,
-                chunk.end_line,
-                bool(spanned) and _covers(spanned, chunk),
-                chunk.resolved,
-                None if chunk.claim is None else claim_mismatch(chunk),
-                duplicate,
-            )
-        )
-    return _Scan(entries, hits, satisfied, within, pool)
+                    found(rank, same)
+    return out
 
 
 def _covers(spanned: Sequence[Target], chunk: RetrievedChunk) -> bool:
