@@ -121,6 +121,8 @@ def iter_attempts(
     known_cases: Iterable[str] | None = None,
     resolver: SpanResolver | None = None,
     assume_revision: str | None = None,
+    span: tuple[int, int, int] | None = None,
+    seen: set[str] | None = None,
 ) -> Iterator[Attempt]:
     """Stream attempts from JSONL, validating each line as it is read.
 
@@ -129,6 +131,11 @@ def iter_attempts(
     (or any chunk, without a resolver) puts its reason in the attempt's ``problems``,
     so that only its case is invalid. ``assume_revision`` stands in for a missing
     manifest, marked as asserted.
+
+    ``span`` ``(start, end, first_line)`` reads only the lines from byte ``start`` (a
+    line's first byte) to byte ``end`` (the byte after a newline, or the file's size),
+    numbering them from ``first_line``; ``seen`` holds the attempt ids met before that
+    span (a duplicate of one is an error), and takes the span's own.
     """
     p = Path(path)
     try:
@@ -136,9 +143,26 @@ def iter_attempts(
     except FileNotFoundError:
         raise InputError("no such file", file=str(p)) from None
     known = set(known_cases) if known_cases is not None else None
-    seen: set[str] = set()
+    ids: set[str] = set() if seen is None else seen
     with handle:
-        yield from _iter_lines(p, handle, known, seen, resolver, assume_revision)
+        lines: Iterable[tuple[int, bytes]]
+        if span is None:
+            lines = enumerate(handle, start=1)
+        else:
+            start, end, first_line = span
+            handle.seek(start)
+            lines = enumerate(_lines_until(handle, end - start), start=first_line)
+        yield from _iter_lines(p, lines, known, ids, resolver, assume_revision)
+
+
+def _lines_until(handle: IO[bytes], size: int) -> Iterator[bytes]:
+    """The lines of ``handle`` from where it stands, ``size`` bytes of them."""
+    left = size
+    for line in handle:
+        if left <= 0:
+            return
+        left -= len(line)
+        yield line
 
 
 def _decode_line(
@@ -193,13 +217,13 @@ def _set_aside_bad_manifest(raw: dict[str, Any]) -> dict[str, Any]:
 
 def _iter_lines(
     p: Path,
-    handle: IO[bytes],
+    lines: Iterable[tuple[int, bytes]],
     known: set[str] | None,
     seen: set[str],
     resolver: SpanResolver | None,
     assume_revision: str | None,
 ) -> Iterator[Attempt]:
-    for number, line in enumerate(handle, start=1):
+    for number, line in lines:
         if line.isspace():  # (strip would copy every line to find out)
             continue
         attempt = _decode_line(p, number, line, resolver, assume_revision)

@@ -49,6 +49,14 @@ from codegold.cli._options import cases_option, policy_option, selection_options
     help="The revision your retriever indexed, for attempts without an index manifest: "
     "results then say it was asserted, not proven.",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Processes that score a large attempts file when nothing diagnoses "
+    "(0: two when two cores are free; 1: one). The artifacts are the same.",
+)
 @policy_option
 @selection_options
 @click.option("--quiet", is_flag=True, help="Print nothing on success.")
@@ -59,6 +67,7 @@ def eval_(
     repo_path: Path | None,
     index_dir: Path | None,
     assume_revision: str | None,
+    workers: int,
     policy_path: Path | None,
     case_ids: tuple[str, ...],
     tags: tuple[str, ...],
@@ -87,6 +96,7 @@ def eval_(
             log=None if quiet else echo_err,
             assume_revision=assumed,
             policy_path=policy_path,
+            workers=workers,
         )
     if not quiet:
         from codegold.report.terminal import print_summary

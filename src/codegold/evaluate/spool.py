@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import tempfile
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, overload
@@ -38,7 +39,8 @@ class Spooled:
 
 
 class RecordSpool:
-    """An append-only temporary file of encoded records, read back by ticket."""
+    """An append-only temporary file of encoded records, read back by ticket; records
+    another process encoded into a file of its own join it with :meth:`adopt`."""
 
     def __init__(self) -> None:
         self._file: IO[bytes] = tempfile.TemporaryFile(prefix="codegold-records-")  # noqa: SIM115 (closed by close)
@@ -46,29 +48,50 @@ class RecordSpool:
         self._lengths: array[int] = array("q")
         self._size = 0
         self._dirty = False
+        self._firsts: list[int] = [0]
+        self._files: list[IO[bytes]] = [self._file]
+        """the first index of each run of records that lie in one file, and that file"""
+
+    def __len__(self) -> int:
+        return len(self._lengths)
 
     def put(self, attempt_id: str | None, data: bytes) -> Spooled:
         """Keep ``data`` (a record, encoded); the ticket to it."""
+        index = len(self._lengths)
+        if self._files[-1] is not self._file:  # after an adopted run
+            self._firsts.append(index)
+            self._files.append(self._file)
         self._file.write(data)
-        ticket = Spooled(attempt_id, len(self._lengths))
         self._offsets.append(self._size)
         self._lengths.append(len(data))
         self._size += len(data)
         self._dirty = True
-        return ticket
+        return Spooled(attempt_id, index)
+
+    def adopt(self, file: IO[bytes], offsets: array[int], lengths: array[int]) -> int:
+        """Take in the records another writer left in ``file`` (where each one is); the
+        index of the first. The spool closes ``file``."""
+        first = len(self._lengths)
+        self._firsts.append(first)
+        self._files.append(file)
+        self._offsets.extend(offsets)
+        self._lengths.extend(lengths)
+        return first
 
     def read(self, ticket: Spooled) -> bytes:
         if self._dirty:
             self._file.flush()
             self._dirty = False
         index = ticket.index
-        return os.pread(self._file.fileno(), self._lengths[index], self._offsets[index])
+        file = self._files[bisect_right(self._firsts, index) - 1]
+        return os.pread(file.fileno(), self._lengths[index], self._offsets[index])
 
     def load(self, ticket: Spooled) -> CaseResult:
         return msgspec.json.decode(self.read(ticket), type=CaseResult)
 
     def close(self) -> None:
-        self._file.close()
+        for file in {id(f): f for f in self._files}.values():
+            file.close()
 
 
 class WrittenRecords(Sequence[CaseResult]):

@@ -6,6 +6,7 @@ import math
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from itertools import compress
 from operator import itemgetter
 from typing import Any
@@ -61,6 +62,20 @@ def _owner(record: CaseResult) -> str | None:
     return record.diagnosis.owner
 
 
+@dataclass(frozen=True, slots=True)
+class TallyColumns:
+    """A :class:`Tally`'s columns as plain, picklable values (see :meth:`Tally.columns`)."""
+
+    numbers: list[array[float]]
+    undefined: list[bool]
+    case_ids: list[str]
+    causes: list[str | None]
+    owners: list[str | None]
+    teams: list[str | None]
+    slices: dict[str, array[int]]
+    mode_rows: dict[str, array[int]]
+
+
 class Tally:
     """What summary.json needs of each record, kept column by column (a number per
     metric, the case id, the mode, the cause, owner and team, the slices it is in), so
@@ -100,6 +115,34 @@ class Tally:
         for name in slice_names(record):
             self._slices.setdefault(name, array("q")).append(row)
         return row
+
+    def columns(self) -> TallyColumns:
+        """What the tally holds, as plain values (to send from another process)."""
+        return TallyColumns(
+            numbers=self._numbers,
+            undefined=self._undefined,
+            case_ids=self._case_ids,
+            causes=self._causes,
+            owners=self._owners,
+            teams=self._teams,
+            slices=self._slices,
+            mode_rows=self._mode_rows,
+        )
+
+    def extend(self, other: TallyColumns) -> None:
+        """Count in the records of another tally's :meth:`columns`, as rows after these
+        (in the order that tally added them)."""
+        offset = len(self._case_ids)
+        for mine, theirs in zip(self._numbers, other.numbers, strict=True):
+            mine.extend(theirs)
+        self._undefined = [a or b for a, b in zip(self._undefined, other.undefined, strict=True)]
+        self._case_ids.extend(other.case_ids)
+        self._causes.extend(other.causes)
+        self._owners.extend(other.owners)
+        self._teams.extend(other.teams)
+        for table, more in ((self._slices, other.slices), (self._mode_rows, other.mode_rows)):
+            for name, rows in more.items():
+                table.setdefault(name, array("q")).extend(r + offset for r in rows)
 
     def update(self, row: int, record: CaseResult) -> None:
         """Count ``record`` in place of the one added at ``row``: a record changed after

@@ -16,7 +16,13 @@ from codegold.cases import load_suite
 from codegold.cases.selection import select_cases
 from codegold.cases.suite import Suite, without_drafts
 from codegold.evaluate.records import CaseResult
-from codegold.pipeline.scoring import diagnosis_context, score, stream_run, write_run
+from codegold.pipeline.scoring import (
+    SplitSource,
+    diagnosis_context,
+    score,
+    stream_run,
+    write_run,
+)
 
 # The index builder, git, the retrievers and the owners table are imported where they
 # are used: `eval` of recorded attempts without a repository needs none of them.
@@ -204,6 +210,7 @@ def eval_pipeline(
     case_ids: Sequence[str] = (),
     tags: Sequence[str] = (),
     policy_path: Path | None = None,
+    workers: int = 0,
 ) -> RunOutput:
     """Score recorded attempts (of every case, or of the cases ``case_ids`` and
     ``tags`` select); with a repository (its indexes built when missing) or an index
@@ -211,7 +218,9 @@ def eval_pipeline(
 
     With a repository, minimal chunks (SPEC §2) are resolved against codegold's parse
     of each file at the attempt's revision; ``assume_revision`` stands in for a missing
-    index manifest, and the results say that revision was asserted."""
+    index manifest, and the results say that revision was asserted. ``workers``
+    processes score a large attempts file when nothing diagnoses (0: two when two
+    cores are free, 1: this process alone); the artifacts are the same either way."""
     ensure_output_dir(out_dir)
     with quiet_gc():
         return _eval(
@@ -226,6 +235,7 @@ def eval_pipeline(
             case_ids=case_ids,
             tags=tags,
             policy_path=policy_path,
+            workers=workers,
         )
 
 
@@ -242,6 +252,7 @@ def _eval(
     case_ids: Sequence[str],
     tags: Sequence[str],
     policy_path: Path | None,
+    workers: int,
 ) -> RunOutput:
     digest = _digest_meanwhile(attempts_path)
     full = load_suite(cases_path)
@@ -288,6 +299,13 @@ def _eval(
             )
             return diagnosis_context(git, indexes)
 
+        owners = suite_owners(suite, git, policy_path)
+        # two processes may score the file when nothing but scoring reads it
+        split = (
+            SplitSource(attempts_path, frozenset(known), assume_revision, workers)
+            if resolver is None and not diagnose and not owners
+            else None
+        )
         summary, records = stream_run(
             out_dir,
             suite,
@@ -295,7 +313,8 @@ def _eval(
             diagnosis=diagnosis if diagnose else None,
             attempts_digest=digest,
             selection=selection,
-            owners=suite_owners(suite, git, policy_path),
+            owners=owners,
+            split=split,
         )
     return RunOutput(summary, records, indexes.loads if indexes is not None else 0)
 

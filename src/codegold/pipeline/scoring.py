@@ -3,22 +3,29 @@ attempts, stamp the run identity, write the artifacts."""
 
 from __future__ import annotations
 
+import os
+import pickle
+import signal
+import tempfile
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import closing
+from contextlib import closing, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import msgspec
 
 from codegold._io import write_encoded_array_atomic, write_json_atomic, write_jsonl_atomic
-from codegold.attempts import Attempt
+from codegold.attempts import Attempt, iter_attempts
 from codegold.cases.selection import Selection
-from codegold.cases.suite import Suite
+from codegold.cases.suite import ResolvedCase, Suite
+from codegold.evaluate.evaluator import evaluate_case
 from codegold.evaluate.records import RESULTS, CaseResult
 from codegold.evaluate.repeat import check_repeats, repeat_flags
 from codegold.evaluate.run import evaluate_attempts
 from codegold.evaluate.spool import RecordSpool, Spooled, WrittenRecords
+from codegold.evaluate.summary import Tally, TallyColumns
 from codegold.report.artifacts import (
     ATTEMPTS,
     SUMMARY,
@@ -166,6 +173,41 @@ class _Key:
     attempt_id: str | None
 
 
+@dataclass(frozen=True)
+class SplitSource:
+    """A recorded attempts file :func:`stream_run` may score in two processes: this one
+    reads the first half of its lines while a forked worker reads the second, then the
+    worker's records join this one's as if one process had read every line in order
+    (the same records, tally, run identity and errors)."""
+
+    path: Path
+    known: frozenset[str]
+    """the suite's case ids (an attempt for another case is an error)"""
+    assume_revision: str | None = None
+    workers: int = 0
+    """0: two when two cores are free to this process, else one; 1: never split"""
+
+    def middle(self) -> int | None:
+        """The first byte of the second half's first line, or None to read it all here
+        (one worker, one core, or a file too small to be worth a process)."""
+        workers = self.workers or min(2, len(os.sched_getaffinity(0)))
+        try:
+            size = self.path.stat().st_size
+        except OSError:
+            return None
+        if workers < 2 or size < SPLIT_MIN_BYTES:
+            return None
+        with self.path.open("rb") as handle:
+            handle.seek(size // 2)
+            middle = size // 2 + len(handle.readline())
+        return middle if middle < size else None
+
+
+SPLIT_MIN_BYTES = 8 << 20
+"""Below this an attempts file is read by one process: a worker would cost more than
+it saves."""
+
+
 def stream_run(
     out_dir: Path,
     suite: Suite,
@@ -176,6 +218,7 @@ def stream_run(
     mode: str = "recorded",
     selection: Selection | None = None,
     owners: OwnerMap | None = None,
+    split: SplitSource | None = None,
 ) -> tuple[dict[str, Any], WrittenRecords]:
     """:func:`score` then :func:`write_run`, holding in memory only the records that
     may still change: a record no later step touches (a passing one; any one when
@@ -183,10 +226,10 @@ def stream_run(
     summary and encoded as soon as it is scored, and its bytes wait in a
     :class:`~codegold.evaluate.spool.RecordSpool`. Attempts may come in any order;
     results.json and summary.json are byte for byte what :func:`score` and
-    :func:`write_run` write. Returns the summary and the written records (read back
-    from results.json when asked for)."""
+    :func:`write_run` write. ``split`` (the file ``attempts`` reads) lets two processes
+    score it when nothing diagnoses and no owners table applies. Returns the summary
+    and the written records (read back from results.json when asked for)."""
     from codegold._io import encode_compact
-    from codegold.evaluate.evaluator import evaluate_case
     from codegold.evaluate.summary import Tally
     from codegold.redact import redact_record
 
@@ -206,23 +249,15 @@ def stream_run(
 
     cases = suite.by_id()
     with closing(RecordSpool()) as spool:
-        # a case's slot, or its slots when it has several attempts (rare: no list else)
-        by_case: dict[str, Slot | list[Slot]] = {}
-        repeated = False
-        imported = seen = 0
-        for attempt in ledger.watch(attempts()):
-            seen += 1
-            imported += attempt.mode == "imported"
-            case = cases.get(attempt.case_id)
-            if case is not None:
-                new = slot(evaluate_case(case, attempt, mode=mode))
-                prior = by_case.setdefault(case.id, new)
-                if prior is not new:
-                    repeated = True
-                    if isinstance(prior, list):
-                        prior.append(new)
-                    else:
-                        by_case[case.id] = [prior, new]
+        arrivals = _Arrivals(cases, mode, slot)
+        middle = split.middle() if split is not None and not held_failures else None
+        if split is not None and middle is not None:
+            _score_halves(split, middle, arrivals, ledger, tally, spool)
+        else:
+            for attempt in ledger.watch(attempts()):
+                arrivals.add(attempt)
+        by_case, repeated = arrivals.by_case, arrivals.repeated
+        seen, imported = arrivals.seen, arrivals.imported
         # a case the import left without an attempt is part of the imported run
         missing_mode = "imported" if seen and imported == seen else mode
         slots: list[Slot] = []
@@ -279,3 +314,248 @@ def stream_run(
     summary = tally.summary(identity)
     write_json_atomic(out_dir / SUMMARY, summary)
     return summary, WrittenRecords(path, offsets, lengths)
+
+
+class _Arrivals:
+    """The slots of a streamed run's cases as their attempts arrive (a case's slot, or
+    its slots when it has several attempts: rare, no list else), and what the run
+    counts of its attempts besides."""
+
+    def __init__(
+        self, cases: dict[str, ResolvedCase], mode: str, slot: Callable[[CaseResult], Slot]
+    ) -> None:
+        self.cases = cases
+        self.mode = mode
+        self.slot = slot
+        self.by_case: dict[str, Slot | list[Slot]] = {}
+        self.repeated = False
+        self.seen = 0
+        self.imported = 0
+
+    def add(self, attempt: Attempt) -> None:
+        from codegold.evaluate.evaluator import evaluate_case
+
+        self.seen += 1
+        self.imported += attempt.mode == "imported"
+        case = self.cases.get(attempt.case_id)
+        if case is not None:
+            self.place(case.id, self.slot(evaluate_case(case, attempt, mode=self.mode)))
+
+    def place(self, case_id: str, new: Slot) -> None:
+        prior = self.by_case.setdefault(case_id, new)
+        if prior is not new:
+            self.repeated = True
+            if isinstance(prior, list):
+                prior.append(new)
+            else:
+                self.by_case[case_id] = [prior, new]
+
+
+@dataclass(frozen=True)
+class _Part:
+    """What a worker sends back of the lines it scored: its records' (case, attempt)
+    ids and where their bytes lie in its file, its tally, what its attempts say of the
+    run, and every attempt id it read (to find one the other half repeats)."""
+
+    records: list[tuple[str, str | None]]
+    offsets: array[int]
+    lengths: array[int]
+    tally: TallyColumns
+    manifests: dict[str, Any]
+    retrievers: set[str]
+    attempt_ids: list[str]
+    seen: int
+    imported: int
+
+
+def _score_halves(
+    split: SplitSource,
+    middle: int,
+    arrivals: _Arrivals,
+    ledger: AttemptLedger,
+    tally: Tally,
+    spool: RecordSpool,
+) -> None:
+    """Score the lines before ``middle`` here while a forked worker scores the rest,
+    then take in the worker's records after these. When the worker fails (bad input:
+    it stops at the first bad line), or its half repeats an attempt id of this half,
+    its half is read here after this one, exactly as one process reads the file: the
+    same records, and the same error at the same line."""
+    seen_ids: set[str] = set()
+
+    def read_here(start: int, end: int, first_line: int) -> None:
+        for attempt in ledger.watch(
+            iter_attempts(
+                split.path,
+                known_cases=split.known,
+                assume_revision=split.assume_revision,
+                span=(start, end, first_line),
+                seen=seen_ids,
+            )
+        ):
+            arrivals.add(attempt)
+
+    size = split.path.stat().st_size
+    worker = _Worker.start(split, middle, size, arrivals.cases, arrivals.mode)
+    try:
+        read_here(0, middle, 1)
+        part = worker.result() if worker is not None else None
+        if part is None or not seen_ids.isdisjoint(part.attempt_ids):
+            read_here(middle, size, _line_number(split.path, middle))
+            return
+        assert worker is not None
+        for build_id, manifest in part.manifests.items():
+            ledger.manifests.setdefault(build_id, manifest)
+        ledger.retrievers |= part.retrievers
+        tally.extend(part.tally)
+        first = spool.adopt(worker.take_records(), part.offsets, part.lengths)
+        for i, (case_id, attempt_id) in enumerate(part.records):
+            arrivals.place(case_id, Spooled(attempt_id, first + i))
+        arrivals.seen += part.seen
+        arrivals.imported += part.imported
+    finally:
+        if worker is not None:
+            worker.stop()
+
+
+class _Worker:
+    """A forked process scoring the lines from ``middle`` to the end of the file: its
+    records go to a temporary file the parent opened, its :class:`_Part` (pickled) to
+    another; it exits 0 only when both are whole."""
+
+    def __init__(self, pid: int, records: IO[bytes], result: IO[bytes]) -> None:
+        self.pid: int | None = pid
+        self._records: IO[bytes] | None = records
+        self._result = result
+
+    @classmethod
+    def start(
+        cls,
+        split: SplitSource,
+        middle: int,
+        size: int,
+        cases: dict[str, ResolvedCase],
+        mode: str,
+    ) -> _Worker | None:
+        records = tempfile.TemporaryFile(prefix="codegold-records-")  # noqa: SIM115 (closed by stop or the spool)
+        result = tempfile.TemporaryFile(prefix="codegold-part-")  # noqa: SIM115 (closed by stop)
+        try:
+            pid = os.fork()
+        except OSError:  # no process to spare: one reads it all
+            records.close()
+            result.close()
+            return None
+        if pid == 0:  # the worker
+            code = 1
+            try:
+                part = _score_span(split, middle, size, cases, mode, records)
+                records.flush()
+                pickle.dump(part, result, protocol=pickle.HIGHEST_PROTOCOL)
+                result.flush()
+                code = 0
+            finally:
+                os._exit(code)
+        return cls(pid, records, result)
+
+    def result(self) -> _Part | None:
+        """The worker's part once it exits, or None when it failed."""
+        assert self.pid is not None
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = None
+        if os.waitstatus_to_exitcode(status) != 0:
+            return None
+        self._result.seek(0)
+        try:
+            part = pickle.load(self._result)
+        except Exception:  # a torn part: read that half here
+            return None
+        return part if isinstance(part, _Part) else None
+
+    def take_records(self) -> IO[bytes]:
+        """The file of the worker's records, now the caller's to close."""
+        records, self._records = self._records, None
+        assert records is not None
+        return records
+
+    def stop(self) -> None:
+        """Kill the worker if it still runs (this process failed first), reap it and
+        close its files."""
+        if self.pid is not None:
+            with suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.pid = None
+        if self._records is not None:
+            self._records.close()
+            self._records = None
+        self._result.close()
+
+
+def _score_span(
+    split: SplitSource,
+    middle: int,
+    size: int,
+    cases: dict[str, ResolvedCase],
+    mode: str,
+    out: IO[bytes],
+) -> _Part:
+    """In the worker: score the lines from ``middle`` to ``size``, as the parent's
+    ``slot`` would (redacted, counted, encoded), the bytes appended to ``out``."""
+    from codegold._io import encode_compact
+    from codegold.evaluate.evaluator import evaluate_case
+    from codegold.evaluate.summary import Tally
+    from codegold.redact import redact_record
+
+    ledger = AttemptLedger()
+    tally = Tally()
+    offsets: array[int] = array("q")
+    lengths: array[int] = array("q")
+    records: list[tuple[str, str | None]] = []
+    attempt_ids: list[str] = []
+    at = seen = imported = 0
+    attempts = iter_attempts(
+        split.path,
+        known_cases=split.known,
+        assume_revision=split.assume_revision,
+        span=(middle, size, 1),
+    )
+    for attempt in ledger.watch(attempts):
+        attempt_ids.append(attempt.attempt_id)
+        seen += 1
+        imported += attempt.mode == "imported"
+        case = cases.get(attempt.case_id)
+        if case is None:
+            continue
+        final = redact_record(evaluate_case(case, attempt, mode=mode))[0]
+        tally.add(final)
+        data = encode_compact(final)
+        out.write(data)
+        offsets.append(at)
+        lengths.append(len(data))
+        at += len(data)
+        records.append((case.id, final.attempt_id))
+    return _Part(
+        records=records,
+        offsets=offsets,
+        lengths=lengths,
+        tally=tally.columns(),
+        manifests=ledger.manifests,
+        retrievers=ledger.retrievers,
+        attempt_ids=attempt_ids,
+        seen=seen,
+        imported=imported,
+    )
+
+
+def _line_number(path: Path, offset: int) -> int:
+    """The number of the line starting at byte ``offset`` of ``path``."""
+    lines = 1
+    with path.open("rb") as handle:
+        left = offset
+        while left > 0:
+            block = handle.read(min(left, 1 << 20))
+            if not block:
+                break
+            lines += block.count(b"\n")
+            left -= len(block)
+    return lines
