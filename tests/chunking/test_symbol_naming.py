@@ -1274,3 +1274,24 @@ def test_cpp_function_emitting_a_signal_stays_a_definition() -> None:
     """
     (chunk,) = [c for c in chunks_of("src/counter.cpp", source, SOURCE) if c.symbol]
     assert (chunk.symbol, chunk.role) == ("Counter.setValue", Role.DEFINITION)
+
+
+def test_documented_one_line_overloads_are_chunks_of_their_own() -> None:
+    """In a split class, a one-line member under its javadoc is a member of six lines,
+    not a short one left in the header chunk: adjacent overloads get a chunk each, all
+    named alike (their lines tell them apart)."""
+    doc = "  /**\n   * {0}\n   *\n   * @return this writer\n   */\n"
+    overloads = "\n".join(
+        doc.format(f"Writes a {kind}.") + f"  public abstract Writer value({kind} v);\n"
+        for kind in ("String", "long", "double", "boolean")
+    )
+    filler = "\n".join(
+        f"  void step{n}() {{\n    int x = {n};\n    use(x);\n  }}\n" for n in range(30)
+    )
+    source = f"public abstract class Writer {{\n{overloads}\n{filler}}}\n"
+    chunks = chunks_of("src/Writer.java", source, SOURCE)
+    values = [c for c in chunks if c.symbol == "Writer.value"]
+    assert [(c.start_line, c.end_line) for c in values] == [(2, 7), (9, 14), (16, 21), (23, 28)]
+    assert all(c.role is Role.DECLARATION and c.symbols == ("Writer.value",) for c in values)
+    header = next(c for c in chunks if c.symbol == "Writer")
+    assert "Writer.value" not in header.symbols

@@ -685,12 +685,13 @@ class _File:
             d.kind in self.spec.namespace_kinds or length > config.max_chunk_lines
         ):
             # Short members ahead of the first longer one stay in the header chunk;
-            # from there on every member is a chunk of its own.
+            # from there on every member is a chunk of its own. A member's size counts
+            # the comment block documenting it (a one-line prototype under its javadoc).
             members: list[_Def] = []
             for child in d.children:
                 if child.kind in CHUNK_KINDS and not child.local:
                     self.compute_span(child)
-                    size = child.span_end - child.span_start + 1
+                    size = child.span_end - self.attach_leading(child, d.row + 1) + 1
                     if members or size >= config.min_member_lines:
                         members.append(child)
             self.emit_level(start, end, members, d, body)
