@@ -452,3 +452,24 @@ def test_fallback_families_for_c_like_languages(
     assert family is not None
     lines = textwrap.dedent(source).split("\n")
     assert [d.name for d in find_definitions(family, lines)] == expected
+
+
+def test_a_broken_parse_keeps_the_definitions_that_parsed_cleanly() -> None:
+    """Most of the file is one unparsable function (jq's jv_dtoa.c, a macro maze): the
+    functions around it parsed cleanly and are chunks as usual; only the broken part is
+    windowed (named, in C, by the regex heuristic)."""
+    garbage = "\n".join("  )))) ;;; ]]] === @@@ <<<" for _ in range(30))
+    source = (
+        "static int\nhelper(int x)\n{\n  return x + 1;\n}\n\n"
+        f"int big(int n)\n{{\n{garbage}\n}}\n\n"
+        "int later(int y)\n{\n  return y;\n}\n"
+    )
+    result = chunk_file("src/dtoa.c", source, file_role=FileRole.SOURCE)
+    assert not result.parse_ok
+    spans = [(c.start_line, c.end_line, c.kind, c.symbol) for c in result.chunks]
+    assert spans == [
+        (1, 5, "function", "helper"),
+        (7, 39, "window", "big"),
+        (41, 44, "function", "later"),
+    ]
+    assert result.chunks[0].role is Role.DEFINITION

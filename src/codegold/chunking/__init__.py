@@ -89,7 +89,13 @@ __all__ = [
 #: prototype-looking statement (``emit changed();``) stays a definition; members split
 #: out of an interface also name it; a namespace member also has its namespaced name
 #: (``Util.trim``, Rust ``imp.helper``).
-ALGORITHM_VERSION = "8"
+#: 8: a bare macro line directly above a declarator with no type of its own
+#: (``YAML_DECLARE(int)`` above ``yaml_parser_load(…)``) is that declaration's type, kept.
+#: 9: a member's size counts its doc comment (a documented one-line prototype or
+#: overload is a chunk of its own in a split container); a file whose parse is mostly
+#: errors keeps the top-level definitions that parsed cleanly as chunks, windowing only
+#: the lines between them.
+ALGORITHM_VERSION = "9"
 
 
 def chunk_file(

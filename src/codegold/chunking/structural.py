@@ -2,9 +2,11 @@
 
 How a file becomes chunks (every step works on whole lines):
 
-1. Parse; if more than half the non-blank lines sit under ``ERROR`` nodes, give up on
-   structure and return line windows with ``parse_ok=False`` (for a language the regex
-   heuristic knows, windows cut at and named by the definitions it finds).
+1. Parse; if more than half the non-blank lines sit under ``ERROR`` nodes (definitions
+   that parsed cleanly inside one not counted), give up on most of the structure: the
+   top-level definitions that hold no error (of two lines or more) are still chunks, and
+   the lines between them become line windows, with ``parse_ok=False`` (for a language
+   the regex heuristic knows, windows cut at and named by the definitions it finds).
 2. Run the language's query once (``captures``): definitions, their names (each
    ``@name`` belongs to the innermost definition node containing it), leading
    comments and references. Definitions nested in a function are local: they are
@@ -18,7 +20,8 @@ How a file becomes chunks (every step works on whole lines):
 4. Partition the file top-down. Definitions become chunks; the lines between them are
    grouped into ``module`` chunks of at most ``max_chunk_lines`` lines, cut at statement
    boundaries. A container longer than ``max_chunk_lines`` (or any namespace) is split:
-   its members of at least ``min_member_lines`` lines become chunks of their own whose
+   its members of at least ``min_member_lines`` lines (their doc comment counted)
+   become chunks of their own whose
    ``header`` holds the enclosing signatures, and the rest of its body (signature,
    docstring, fields, short members) forms chunks of the container's kind. A function
    longer than ``long_definition_factor * max_chunk_lines`` is cut at statement
@@ -775,7 +778,7 @@ class _File:
         root = tree.root_node
         captured = QueryCursor(compiled_query(language).query).captures(root)
         if root.has_error and self.error_share(root, language, captured) > ERROR_LINE_SHARE:
-            return self.fallback(language)
+            return self.fallback(language, captured)
         definitions = self.collect_definitions(captured)
         self.collect_leading(captured.get("leading", []))
 
@@ -892,29 +895,76 @@ class _File:
             )
         return tuple(chunks)
 
-    def fallback(self, language: str) -> ChunkResult:
+    def fallback(self, language: str, captured: dict[str, list[Node]] | None = None) -> ChunkResult:
+        """Windows for a file whose parse is mostly errors; with ``captured``, the
+        top-level definitions that parsed cleanly all the same (the functions around
+        the one unparsable macro-heavy function of a C file) are chunks as usual, and
+        only the lines between them are windows."""
+        structural: list[Chunk] = []
+        gaps = [(0, len(self.lines) - 1)]
+        if captured is not None:
+            structural = self.clean_chunks(captured)
+            gaps = []
+            cursor = 0
+            for chunk in structural:
+                if chunk.start_line - 1 > cursor:
+                    gaps.append((cursor, chunk.start_line - 2))
+                cursor = chunk.end_line
+            if cursor < len(self.lines):
+                gaps.append((cursor, len(self.lines) - 1))
         natural = Role.DECLARATION if self.declaration_file else Role.CALL_SITE
         family = family_for_language(language)
-        if family is not None:
-            # Languages added with the regex heuristic keep their definitions' names.
-            chunks = heuristic_chunks(
-                self.path,
-                self.lines,
-                language=language,
-                family=family,
-                file_role=self.file_role,
-                natural=natural,
-                config=self.config,
-            )
-        else:
-            chunks = window_chunks(
-                self.path,
-                self.lines,
-                language=language,
-                role=role_for_file(self.file_role, natural),
-                config=self.config,
-            )
+        chunks = list(structural)
+        for start, end in gaps:
+            lines = self.lines
+            if (start, end) != (0, len(lines) - 1):
+                lines = [line if start <= row <= end else "" for row, line in enumerate(lines)]
+            if family is not None:
+                # Languages added with the regex heuristic keep their definitions' names.
+                chunks += heuristic_chunks(
+                    self.path,
+                    lines,
+                    language=language,
+                    family=family,
+                    file_role=self.file_role,
+                    natural=natural,
+                    config=self.config,
+                )
+            else:
+                chunks += window_chunks(
+                    self.path,
+                    lines,
+                    language=language,
+                    role=role_for_file(self.file_role, natural),
+                    config=self.config,
+                )
+        chunks.sort(key=lambda c: c.start_line)
         return ChunkResult(chunks=tuple(chunks), parse_ok=False, language=language)
+
+    def clean_chunks(self, captured: dict[str, list[Node]]) -> list[Chunk]:
+        """Chunks of the top-level definitions of a bad parse that hold no error."""
+        definitions = self.collect_definitions(captured)
+        top = [
+            d
+            for d in definitions
+            # A one-line "definition" out of a broken parse is too often a stray header.
+            if d.parent is None
+            and d.kind in CHUNK_KINDS
+            and not d.node.has_error
+            and _last_row(d.node) > d.row
+        ]
+        if not top:
+            return []
+        self.collect_leading(captured.get("leading", []))
+        self.pieces = []
+        cursor = 0
+        for d in top:
+            self.compute_span(d)
+            if d.span_start < cursor:
+                continue
+            self.emit_definition(d, max(cursor, self.attach_leading(d, cursor)))
+            cursor = d.span_end + 1
+        return list(self.build(definitions, captured))
 
 
 def _header_name(header: str, language: str) -> str | None:
