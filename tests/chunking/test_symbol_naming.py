@@ -1129,6 +1129,28 @@ ROWS = [
         ["middleware"],
         id="js-anonymous-default-function",
     ),
+    pytest.param(
+        "ext/standard/string.c",
+        """
+        PHP_FUNCTION(strlen)
+        {
+            RETURN_LONG(0);
+        }
+
+        static int
+        old_style(a, b)
+            int a;
+            char *b;
+        {
+            return a;
+        }
+        """,
+        SOURCE,
+        {"strlen", "old_style"},
+        {"PHP_FUNCTION"},
+        ["strlen", "old_style"],
+        id="c-macro-headed-and-k-and-r-functions",
+    ),
 ]  # fmt: skip
 
 

@@ -8,6 +8,12 @@
 (function_declarator declarator: (identifier) @name)
 
 (function_definition) @definition.function
+; A function whose header is a macro call, `PHP_FUNCTION(strlen) {…}` (the parser reads
+; a return type and a parenthesised name), is named by the macro's argument.
+(function_definition
+  type: (type_identifier) @_macro
+  declarator: (parenthesized_declarator (identifier) @name)
+  (#match? @_macro "^[A-Z][A-Z0-9_]*$"))
 
 ; Prototypes: `int f(void);`, `char *f(void);`, `char **f(void);`.
 (declaration
