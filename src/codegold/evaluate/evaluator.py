@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from operator import attrgetter
@@ -452,9 +452,10 @@ def _match_all(
     supporting = case.supporting
     supporting_files = _files_of(supporting)
     forbidden_prefixes = case.forbidden_path_prefixes
+    names = _FileNames(files)
     forbidden: set[int] = set()
     if forbidden_prefixes:
-        forbidden = {i for i, f in enumerate(files) if f.startswith(forbidden_prefixes)}
+        forbidden = names.starting(forbidden_prefixes)
         for i in forbidden:
             entries[i].match = _FORBIDDEN
     # the chunks that may match a target: those in a file one names, every one when a
@@ -464,11 +465,7 @@ def _match_all(
         look = range(len(files))
     else:
         candidates = required_files | supporting_files if supporting_files else required_files
-        look = (
-            ()
-            if candidates.isdisjoint(files)
-            else [i for i, f in enumerate(files) if f in candidates]
-        )
+        look = names.equal(candidates)
     groups = case.groups
     cutoff = case.cutoff
     for i in look:
@@ -503,6 +500,50 @@ def _match_all(
                 pool[chunk_id] = 1
         if match is not _NONE:
             entries[i].match = match
+
+
+class _FileNames:
+    """Which of a ranked list's files start with a prefix or equal a name, found by
+    searching their names joined with NUL (which no git path holds) instead of asking
+    each file in turn; a list whose names hold a NUL is asked file by file."""
+
+    __slots__ = ("_files", "_joined")
+
+    def __init__(self, files: list[str]) -> None:
+        self._files = files
+        joined = "\0" + "\0".join(files) + "\0"
+        self._joined = joined if joined.count("\0") == len(files) + 1 else None
+
+    def starting(self, prefixes: tuple[str, ...]) -> set[int]:
+        """The indices of the files that start with any of ``prefixes``."""
+        if self._joined is None:
+            return {i for i, f in enumerate(self._files) if f.startswith(prefixes)}
+        found: set[int] = set()
+        for prefix in prefixes:
+            found.update(self._find("\0" + prefix))
+        return found
+
+    def equal(self, names: frozenset[str]) -> list[int]:
+        """The indices of the files in ``names``, ascending."""
+        if self._joined is None:
+            return [i for i, f in enumerate(self._files) if f in names]
+        found: list[int] = []
+        for name in names:
+            found.extend(self._find("\0" + name + "\0"))
+        return sorted(found)
+
+    def _find(self, key: str) -> Iterator[int]:
+        joined = self._joined
+        assert joined is not None
+        n = len(self._files)
+        at = joined.find(key)
+        seen = index = 0  # NULs counted up to ``seen``: the index of the file there
+        while at != -1:
+            index += joined.count("\0", seen, at)
+            seen = at
+            if index < n:  # (an empty prefix also finds the closing NUL)
+                yield index
+            at = joined.find(key, at + 1)
 
 
 def _duplicates(chunks: Sequence[RetrievedChunk], files: list[str]) -> dict[int, int]:
