@@ -88,6 +88,11 @@ class Tally:
     def __init__(self) -> None:
         self._metrics = list(METRICS.values())
         self._numbers = [array("d") for _ in self._metrics]
+        self._plan = [
+            (m.value, m.aggregation is Aggregation.MEAN, column)
+            for m, column in zip(self._metrics, self._numbers, strict=True)
+        ]
+        """per metric: how to read its value, whether it is a mean, its column"""
         """per metric: its value (a mean's number, NaN when undefined or the record is
         invalid), or 1.0/0.0 for whether a counted record or case qualifies"""
         self._undefined = [False] * len(self._metrics)
@@ -104,16 +109,36 @@ class Tally:
     def add(self, record: CaseResult) -> int:
         """Count ``record`` in; its row (for :meth:`update`)."""
         row = len(self._case_ids)
-        for i, value in enumerate(self._values(record)):
-            self._numbers[i].append(value)
+        valid = record.valid
+        undefined = self._undefined
+        for i, (value_of, mean, column) in enumerate(self._plan):
+            if not mean:
+                column.append(1.0 if value_of(record) else 0.0)
+                continue
+            value = value_of(record) if valid else None
+            if value is None:
+                undefined[i] = True
+                column.append(_NAN)
+            else:
+                column.append(float(value))
         self._case_ids.append(record.case_id)
         mode = record.mode or "unknown"
         self._mode_rows.setdefault(mode, array("q")).append(row)
-        self._causes.append(_cause(record))
-        self._owners.append(_owner(record))
-        self._teams.append(_team(record))
+        diagnosis = None if record.passed else record.diagnosis
+        if diagnosis is None:
+            self._causes.append(None)
+            self._owners.append(None)
+            self._teams.append(None)
+        else:
+            self._causes.append(diagnosis.cause)
+            self._owners.append(diagnosis.owner)
+            self._teams.append(diagnosis.team)
+        slices = self._slices
         for name in slice_names(record):
-            self._slices.setdefault(name, array("q")).append(row)
+            rows = slices.get(name)
+            if rows is None:
+                rows = slices[name] = array("q")
+            rows.append(row)
         return row
 
     def columns(self) -> TallyColumns:
