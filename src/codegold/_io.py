@@ -7,6 +7,7 @@ import tempfile
 from array import array
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -113,26 +114,81 @@ def write_json_array_atomic(path: str | Path, values: Iterable[Any]) -> None:
         handle.write(b"\n]\n")
 
 
+@dataclass(frozen=True, slots=True)
+class EncodedRun:
+    """Elements of an array already encoded and laid out in an open file as
+    :func:`write_encoded_array_atomic` writes them after its first: each one preceded
+    by ``,\\n``. ``size`` bytes from ``offset`` of ``fd``; ``lengths`` of the elements
+    (without their separators)."""
+
+    fd: int
+    offset: int
+    size: int
+    lengths: array[int]
+
+
 def write_encoded_array_atomic(
-    path: str | Path, encoded: Iterable[bytes]
+    path: str | Path, encoded: Iterable[bytes | EncodedRun]
 ) -> tuple[array[int], array[int]]:
     """:func:`write_json_array_atomic` of values already encoded (with
-    :func:`encode_compact`): the same bytes. Returns where each element landed in the
-    file (offsets and lengths), to read one back without the rest."""
+    :func:`encode_compact`), one by one or in runs another file holds (copied file to
+    file by the kernel, never read into this process): the same bytes. Returns where
+    each element landed in the file (offsets and lengths), to read one back without
+    the rest."""
     offsets: array[int] = array("q")
     lengths: array[int] = array("q")
     at = 1
+    first = True
     with open_atomic(path) as handle:
         handle.write(b"[")
-        for i, data in enumerate(encoded):
-            sep = b"\n" if i == 0 else b",\n"
-            handle.write(sep)
-            handle.write(data)
-            offsets.append(at + len(sep))
-            lengths.append(len(data))
-            at += len(sep) + len(data)
+        for item in encoded:
+            if isinstance(item, bytes):
+                sep = b"\n" if first else b",\n"
+                handle.write(sep)
+                handle.write(item)
+                offsets.append(at + len(sep))
+                lengths.append(len(item))
+                at += len(sep) + len(item)
+                first = False
+                continue
+            start, size = item.offset, item.size
+            if first:  # the array's first element: a newline, not a comma, before it
+                handle.write(b"\n")
+                start, size = start + 2, size - 2
+            handle.flush()
+            copy_range(item.fd, handle.fileno(), start, size)
+            for length in item.lengths:
+                sep_size = 1 if first else 2
+                offsets.append(at + sep_size)
+                lengths.append(length)
+                at += sep_size + length
+                first = False
         handle.write(b"\n]\n")
     return offsets, lengths
+
+
+def copy_range(source: int, target: int, offset: int, size: int) -> None:
+    """Append ``size`` bytes from ``offset`` of the file ``source`` at the position of
+    the file ``target``: by the kernel (copy_file_range) where it can, else read and
+    written in blocks."""
+    copy = getattr(os, "copy_file_range", None)
+    while size > 0:
+        done = 0
+        if copy is not None:
+            try:
+                done = copy(source, target, size, offset)
+            except OSError:  # another file system, an old kernel: blocks
+                copy = None
+        if done <= 0:
+            block = os.pread(source, min(size, 1 << 20), offset)
+            if not block:
+                raise OSError(f"short copy: {size} bytes missing at {offset}")
+            view = memoryview(block)
+            while view:
+                view = view[os.write(target, view) :]
+            done = len(block)
+        offset += done
+        size -= done
 
 
 def encode_compact(value: Any) -> bytes:

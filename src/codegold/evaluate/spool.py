@@ -23,7 +23,12 @@ from typing import IO, overload
 
 import msgspec
 
+from codegold._io import EncodedRun
 from codegold.evaluate.records import CaseResult
+
+SEPARATOR = b",\n"
+"""What comes before each record in a spool: its separator in results.json's array, so
+that a run of records is copied there whole."""
 
 
 class Spooled:
@@ -61,16 +66,17 @@ class RecordSpool:
         if self._files[-1] is not self._file:  # after an adopted run
             self._firsts.append(index)
             self._files.append(self._file)
+        self._file.write(SEPARATOR)
         self._file.write(data)
-        self._offsets.append(self._size)
+        self._offsets.append(self._size + 2)
         self._lengths.append(len(data))
-        self._size += len(data)
+        self._size += 2 + len(data)
         self._dirty = True
         return Spooled(attempt_id, index)
 
     def adopt(self, file: IO[bytes], offsets: array[int], lengths: array[int]) -> int:
-        """Take in the records another writer left in ``file`` (where each one is); the
-        index of the first. The spool closes ``file``."""
+        """Take in the records another writer left in ``file`` (where each one is, each
+        after a :data:`SEPARATOR`); the index of the first. The spool closes ``file``."""
         first = len(self._lengths)
         self._firsts.append(first)
         self._files.append(file)
@@ -85,6 +91,22 @@ class RecordSpool:
         index = ticket.index
         file = self._files[bisect_right(self._firsts, index) - 1]
         return os.pread(file.fileno(), self._lengths[index], self._offsets[index])
+
+    def continues(self, index: int) -> bool:
+        """Whether the record at ``index`` lies right after the one before it."""
+        return index > 0 and index not in self._firsts
+
+    def run(self, first: int, count: int) -> EncodedRun:
+        """The ``count`` records from ``first`` (each after the one before it), as
+        results.json's array lays them out."""
+        if self._dirty:
+            self._file.flush()
+            self._dirty = False
+        file = self._files[bisect_right(self._firsts, first) - 1]
+        last = first + count - 1
+        start = self._offsets[first] - 2
+        end = self._offsets[last] + self._lengths[last]
+        return EncodedRun(file.fileno(), start, end - start, self._lengths[first : last + 1])
 
     def load(self, ticket: Spooled) -> CaseResult:
         return msgspec.json.decode(self.read(ticket), type=CaseResult)

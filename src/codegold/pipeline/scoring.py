@@ -16,7 +16,12 @@ from typing import IO, TYPE_CHECKING, Any
 
 import msgspec
 
-from codegold._io import write_encoded_array_atomic, write_json_atomic, write_jsonl_atomic
+from codegold._io import (
+    EncodedRun,
+    write_encoded_array_atomic,
+    write_json_atomic,
+    write_jsonl_atomic,
+)
 from codegold.attempts import Attempt, iter_attempts
 from codegold.cases.selection import Selection
 from codegold.cases.suite import ResolvedCase, Suite
@@ -24,7 +29,7 @@ from codegold.evaluate.evaluator import evaluate_case
 from codegold.evaluate.records import RESULTS, CaseResult
 from codegold.evaluate.repeat import check_repeats, repeat_flags
 from codegold.evaluate.run import evaluate_attempts
-from codegold.evaluate.spool import RecordSpool, Spooled, WrittenRecords
+from codegold.evaluate.spool import SEPARATOR, RecordSpool, Spooled, WrittenRecords
 from codegold.evaluate.summary import Tally, TallyColumns
 from codegold.report.artifacts import (
     ATTEMPTS,
@@ -296,11 +301,20 @@ def stream_run(
         chosen = selection.to_dict() if selection is not None else None
         identity = {**identity, "selection": chosen, **repeats}
 
-        def encoded() -> Iterator[bytes]:
+        def encoded() -> Iterator[bytes | EncodedRun]:
+            run = count = 0  # the run of spooled records in a row being gathered
             for i, s in enumerate(slots):
                 if isinstance(s, Spooled):
-                    yield spool.read(s)
+                    if count and s.index == run + count and spool.continues(s.index):
+                        count += 1
+                        continue
+                    if count:
+                        yield spool.run(run, count)
+                    run, count = s.index, 1
                     continue
+                if count:
+                    yield spool.run(run, count)
+                    count = 0
                 if i in rows:  # spooled, then flagged: redacted and counted already
                     tally.update(rows[i], s)
                     yield encode_compact(s)
@@ -308,6 +322,8 @@ def stream_run(
                 final = redact_record(s)[0]
                 tally.add(final)
                 yield encode_compact(final)
+            if count:
+                yield spool.run(run, count)
 
         path = out_dir / RESULTS
         offsets, lengths = write_encoded_array_atomic(path, encoded())
@@ -529,10 +545,11 @@ def _score_span(
         final = redact_record(evaluate_case(case, attempt, mode=mode))[0]
         tally.add(final)
         data = encode_compact(final)
+        out.write(SEPARATOR)
         out.write(data)
-        offsets.append(at)
+        offsets.append(at + 2)
         lengths.append(len(data))
-        at += len(data)
+        at += 2 + len(data)
         records.append((case.id, final.attempt_id))
     return _Part(
         records=records,
