@@ -43,12 +43,19 @@ class Spooled:
         self.index = index
 
 
+def spool_file() -> IO[bytes]:
+    """An anonymous temporary file for encoded records, written through a buffer that
+    holds many of them (a record is ~15 KB; the default 8 KB buffer writes each one
+    by itself, its separator by another call)."""
+    return tempfile.TemporaryFile(prefix="codegold-records-", buffering=1 << 20)
+
+
 class RecordSpool:
     """An append-only temporary file of encoded records, read back by ticket; records
     another process encoded into a file of its own join it with :meth:`adopt`."""
 
     def __init__(self) -> None:
-        self._file: IO[bytes] = tempfile.TemporaryFile(prefix="codegold-records-")  # noqa: SIM115 (closed by close)
+        self._file: IO[bytes] = spool_file()
         self._offsets: array[int] = array("q")
         self._lengths: array[int] = array("q")
         self._size = 0

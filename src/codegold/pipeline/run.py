@@ -84,13 +84,15 @@ def retrieve_suite(
 def suite_owners(suite: Suite, git: GitRepo | None, policy_path: Path | None) -> OwnerMap | None:
     """The ``[owners]`` table: of ``--policy``, else of the repository's codegold.toml
     at the revision most cases pin (ties: the smaller sha)."""
-    from codegold.owners import load_owners
-
     if policy_path is not None:
+        from codegold.owners import load_owners
+
         return load_owners(config_path=policy_path)
     pinned = Counter(c.revision for c in suite.cases if c.revision)
     if git is None or not pinned:
         return None
+    from codegold.owners import load_owners
+
     revision = min(pinned, key=lambda sha: (-pinned[sha], sha))
     return load_owners(repo=git, revision=revision)
 

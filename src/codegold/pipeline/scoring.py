@@ -29,7 +29,13 @@ from codegold.evaluate.evaluator import evaluate_case
 from codegold.evaluate.records import RESULTS, CaseResult
 from codegold.evaluate.repeat import check_repeats, repeat_flags
 from codegold.evaluate.run import evaluate_attempts
-from codegold.evaluate.spool import SEPARATOR, RecordSpool, Spooled, WrittenRecords
+from codegold.evaluate.spool import (
+    SEPARATOR,
+    RecordSpool,
+    Spooled,
+    WrittenRecords,
+    spool_file,
+)
 from codegold.evaluate.summary import Tally, TallyColumns
 from codegold.report.artifacts import (
     ATTEMPTS,
@@ -453,7 +459,7 @@ class _Worker:
         cases: dict[str, ResolvedCase],
         mode: str,
     ) -> _Worker | None:
-        records = tempfile.TemporaryFile(prefix="codegold-records-")  # noqa: SIM115 (closed by stop or the spool)
+        records = spool_file()  # closed by stop, or by the spool that adopts it
         result = tempfile.TemporaryFile(prefix="codegold-part-")  # noqa: SIM115 (closed by stop)
         try:
             pid = os.fork()
