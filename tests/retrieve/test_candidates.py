@@ -334,3 +334,15 @@ def test_a_prose_word_also_finds_the_short_form_code_writes(tmp_path: Path) -> N
         on.explanations[port].signals["lexical"][1]
         > off.explanations[port_off].signals["lexical"][1]
     )
+
+
+def test_a_pasted_message_splits_where_its_lines_were_joined() -> None:
+    query = (
+        "the literal '\"\\n\"' is not allowed in a regex  Consider enabling multiline mode "
+        "with the --multiline flag (or -U for short)."
+    )
+    phrases = analyze(query).phrases
+    assert "is not allowed in a regex" in phrases
+    assert "consider enabling multiline mode with the --multiline flag" in phrases
+    two_lines = analyze("error: cannot open file\nsee the log for details")
+    assert "see the log for details" in two_lines.phrases

@@ -143,7 +143,10 @@ def phrases_of(text: str) -> list[str]:
     """Literal fragments worth finding verbatim in code: the message's words between
     user-supplied values (quoted values, numbers), lowercased, longest first."""
     fragments: list[str] = []
-    for piece in re.split(r"[:;,()\[\]{}<>|=]|\.(?:\s|$)", _USER_VALUE.sub("|", text)):
+    # a line break, or the two spaces a pasted line break leaves, ends a sentence too
+    for piece in re.split(
+        r"[:;,()\[\]{}<>|=]|\.(?:\s|$)|\s*\n\s*|\s{2,}", _USER_VALUE.sub("|", text)
+    ):
         for part in piece.split("|"):
             words = part.strip().strip(".!?").split()
             if len(words) >= 2 and len(" ".join(words)) >= 8:
