@@ -141,8 +141,7 @@ class HybridRetriever:
         """
         if not defs or not analysis.identifiers:
             return []
-        named_parts = {p for i in analysis.identifiers for p in re.split(r"\W+", i)}
-        if len([w for w in analysis.words if w not in named_parts]) < 2:
+        if not _prose_question(analysis):
             return []  # a bare name (``Context.ShouldBind``) asks where it is defined
         if analysis.errors or analysis.intent in (Intent.USAGE, Intent.TEST):
             return []
@@ -832,6 +831,12 @@ def _names_its_version(path: str, analysis: QueryAnalysis) -> bool:
     """ "how did v3 parse dates" asks about the v3/ copy: no legacy penalty for it."""
     asked = set(_VERSION_WORD.findall(analysis.raw.lower()))
     return bool(asked) and any(part.lower() in asked for part in path.split("/")[:-1])
+
+
+def _prose_question(analysis: QueryAnalysis) -> bool:
+    """Two words or more besides the names it writes as code: not a bare name."""
+    named_parts = {p for i in analysis.identifiers for p in re.split(r"\W+", i)}
+    return len([w for w in analysis.words if w not in named_parts]) >= 2
 
 
 def _qualified(analysis: QueryAnalysis) -> list[list[str]]:
