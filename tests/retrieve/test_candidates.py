@@ -346,3 +346,17 @@ def test_a_pasted_message_splits_where_its_lines_were_joined() -> None:
     assert "consider enabling multiline mode with the --multiline flag" in phrases
     two_lines = analyze("error: cannot open file\nsee the log for details")
     assert "see the log for details" in two_lines.phrases
+
+
+def test_a_prose_question_prefers_code_that_acts_over_the_type(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"src/union.rs": UNION_RS, "src/other.rs": OTHER_RS})
+    result = HybridRetriever(index).search("how does a smart union pick the member that wins?")
+    for row, _ in result.ranked:
+        chunk = index.chunks[row]
+        factors = result.explanations[row].factors
+        if chunk.kind == "struct":
+            assert factors["shape"] == RetrieverConfig().type_factor < 1.0
+        if chunk.kind == "impl":
+            assert "shape" not in factors  # impl blocks hold the methods
+    named = HybridRetriever(index).search("Union")  # a bare name: the type is the answer
+    assert all("shape" not in e.factors for e in named.explanations.values())

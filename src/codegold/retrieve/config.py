@@ -120,7 +120,7 @@ class RetrieverConfig:
     # a chunk whose name the query's words spell (see HybridRetriever._name_match)
     name_match: float = 0.0
     # prose questions about behaviour: type, struct, interface and enum chunks
-    type_factor: float = 1.0
+    type_factor: float = 0.7
     thin_factor: float = 0.5
     collapse_duplicates: bool = True
     max_per_symbol: int = 2

@@ -512,6 +512,7 @@ class HybridRetriever:
             and chunk.kind in HUB_KINDS
             and chunk.kind not in ("module", "impl")
             and not analysis.identifiers
+            and len(analysis.words) >= 3  # a question in prose, not a bare type name
             and analysis.intent in (Intent.DEFINITION, Intent.GENERAL)
         ):
             # a question in prose about behaviour is answered by code that acts, not by
@@ -676,8 +677,9 @@ class HybridRetriever:
         return kept
 
     def _diversify(self, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
-        """At most ``max_per_symbol`` chunks per (file, first name defined) before every other chunk
-        has had its turn: five overloads of one method must not fill the cutoff."""
+        """At most ``max_per_symbol`` chunks per (file, first name defined) before every
+        other chunk has had its turn: five overloads of one method must not fill the
+        cutoff."""
         limit = self.config.max_per_symbol
         seen: dict[tuple[str, str], int] = {}
         head: list[tuple[int, float]] = []
