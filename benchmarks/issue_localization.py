@@ -94,10 +94,10 @@ def main() -> int:
 
         with args.evidence.open("rb") as fh:
             kept = pickle.load(fh)
-        if kept["query"] == grid.get("query", [{}]) and kept["repos"] == args.repos:
+        if kept.get("key") == _evidence_key(args, grid):
             _grid_report(kept["cases"], grid, config, args.out, cv=args.cv)
             return 0
-        print(f"{args.evidence}: other query variants or repositories, gathering again",
+        print(f"{args.evidence}: gathered for other data or query variants, gathering again",
               file=sys.stderr)  # fmt: skip
     embedder = None
     if args.embedder != "none":
@@ -221,7 +221,7 @@ def main() -> int:
         if args.evidence is not None:
             import pickle
 
-            keep = {"query": grid.get("query", [{}]), "repos": args.repos, "cases": grid_cases}
+            keep = {"key": _evidence_key(args, grid), "cases": grid_cases}
             args.evidence.write_bytes(pickle.dumps(keep))
         _grid_report(grid_cases, grid, config, args.out, cv=args.cv)
         return 0
@@ -248,6 +248,18 @@ def main() -> int:
     if args.out:
         args.out.write_text(json.dumps(per_case, indent=1))
     return 0
+
+
+def _evidence_key(args: argparse.Namespace, grid: dict[str, Any]) -> dict[str, Any]:
+    """What the kept evidence depends on: the data, the indexes, the repositories, the
+    retriever config and the query variants (not the fusion settings scored on it)."""
+    return {
+        "data": str(args.data.resolve()),
+        "indexRoot": str(args.index_root.resolve()),
+        "repos": args.repos,
+        "config": str(args.config) if args.config else None,
+        "query": grid.get("query", [{}]),
+    }
 
 
 def _chunker_of(root: Path, build_id: str) -> str:

@@ -149,6 +149,13 @@ def test_leave_one_repository_out_over_a_grid(tmp_path: Path) -> None:
     assert again.returncode == 0, again.stderr
     assert "revisions" not in again.stderr
     assert again.stdout == first.stdout
+    # other query variants: the kept evidence is not theirs, it is gathered again
+    grid.write_text(
+        json.dumps({"query": [{"issue_title_weight": 0.0}], "fusion": {"issue_name_weight": [0.0]}})
+    )
+    other = _run(*common)
+    assert other.returncode == 0, other.stderr
+    assert "gathering again" in other.stderr and "revisions" in other.stderr
     # tuning never runs on the held-out split
     refused = _run(*common[:-3], "--split", "heldout")
     assert refused.returncode == 2
