@@ -1117,6 +1117,30 @@ ROWS = [
         id="ts-anonymous-default-class",
     ),
     pytest.param(
+        "source/types/options.ts",
+        """
+        export type KyOptions = {
+          /**
+          Timeout in milliseconds for getting a response.
+          */
+          timeout?: number | false;
+
+          parseJson?: (text: string) => unknown;
+
+          hooks?: {
+            beforeRequest?: BeforeRequestHook[];
+          };
+        };
+
+        export type Input = string | URL | Request;
+        """,
+        SOURCE,
+        {"KyOptions", "KyOptions.timeout", "KyOptions.parseJson", "KyOptions.hooks", "Input"},
+        {"KyOptions.beforeRequest", "beforeRequest"},
+        ["KyOptions.timeout", "timeout", "KyOptions"],
+        id="ts-object-type-alias-members",
+    ),
+    pytest.param(
         "lib/middleware.js",
         """
         export default async function (ctx, next) {

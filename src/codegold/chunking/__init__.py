@@ -95,7 +95,10 @@ __all__ = [
 #: overload is a chunk of its own in a split container); a file whose parse is mostly
 #: errors keeps the top-level definitions that parsed cleanly as chunks, windowing only
 #: the lines between them.
-ALGORITHM_VERSION = "9"
+#: 10: a TypeScript type alias of an object type (``type KyOptions = {…}``) is an
+#: interface: its properties are named (``KyOptions.timeout``) and a long one is split;
+#: a C function whose header is a macro call (``PHP_FUNCTION(strlen)``) is named by it.
+ALGORITHM_VERSION = "10"
 
 
 def chunk_file(

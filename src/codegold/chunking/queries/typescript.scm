@@ -60,6 +60,10 @@
 
 (interface_declaration name: (type_identifier) @name) @declaration.interface
 (type_alias_declaration name: (type_identifier) @name) @declaration.type
+; A type alias of an object type is an interface by another spelling (`type KyOptions =
+; {…}`): a container whose properties are named `KyOptions.timeout`, split when long.
+(type_alias_declaration name: (type_identifier) @name value: (object_type) @body)
+  @declaration.interface
 (enum_declaration name: (identifier) @name) @definition.enum
 
 ; namespace N { } and declare module "m" { }
@@ -94,6 +98,15 @@
   (property_signature name: [(property_identifier) @name (string (string_fragment) @name)]) @declaration.field)
 (interface_body
   (method_signature name: [(property_identifier) @name (string (string_fragment) @name)]) @declaration.method)
+
+(type_alias_declaration
+  value: (object_type
+    (property_signature
+      name: [(property_identifier) @name (string (string_fragment) @name)]) @declaration.field))
+(type_alias_declaration
+  value: (object_type
+    (method_signature
+      name: [(property_identifier) @name (string (string_fragment) @name)]) @declaration.method))
 
 ; Enum members.
 (enum_body name: (property_identifier) @name @definition.field)
