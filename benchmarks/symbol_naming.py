@@ -118,6 +118,18 @@ KNOWN: dict[str, list[Known]] = {
         Known("gson/src/main/java/com/google/gson/Gson.java", "Gson.toJson"),
         Known("gson/src/main/java/com/google/gson/Gson.java", "Gson.fromJson"),
         Known("gson/src/main/java/com/google/gson/Gson.java", "Gson.Gson"),  # constructor
+        # An interface member split out under its long javadoc: declaration, also names
+        # the interface.
+        Known(
+            "gson/src/main/java/com/google/gson/TypeAdapterFactory.java",
+            "TypeAdapterFactory.create",
+            "declaration",
+        ),
+        Known(
+            "gson/src/main/java/com/google/gson/TypeAdapterFactory.java",
+            "TypeAdapterFactory",
+            "declaration",
+        ),
         Known("gson/src/main/java/com/google/gson/GsonBuilder.java", "GsonBuilder.create"),
         Known("gson/src/main/java/com/google/gson/stream/JsonReader.java", "JsonReader.setLenient"),
         Known("gson/src/main/java/com/google/gson/stream/JsonReader.java", "JsonReader.peek"),
@@ -197,6 +209,20 @@ KNOWN: dict[str, list[Known]] = {
         Known("gin.go", "Engine.Run"),
         Known("routergroup.go", "RouterGroup.GET"),
         Known("context_test.go", "TestContextFile", "test"),
+    ],
+    "jqlang/jq": [
+        Known("src/jv.c", "jv_array_append"),
+        Known("src/builtin.c", "f_length"),
+        Known("src/jv_dtoa.c", "Balloc"),  # K&R-style header; the file parses mostly badly
+        Known("src/jv_dtoa.c", "quorem"),
+        Known("src/jv_dtoa.c", "jvp_freedtoa"),
+        Known("src/jv_dtoa.c", "Bfree"),  # its body's `if` takes an #ifdef-chosen statement
+    ],
+    "sindresorhus/ky": [
+        Known("source/types/options.ts", "KyOptions", "declaration"),  # type KyOptions = {…}
+        Known("source/types/options.ts", "KyOptions.timeout", "declaration"),
+        Known("source/types/options.ts", "KyOptions.retry", "declaration"),
+        Known("source/types/options.ts", "KyOptions.hooks", "declaration"),
     ],
 }
 
