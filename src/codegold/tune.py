@@ -158,6 +158,7 @@ _RERANK = (
 )
 _LEGACY = Param("legacy_factor", (0.1, 0.2, 0.35, 0.6, 1.0))
 _GENERATED = Param("generated_factor", (0.1, 0.2, 0.35, 0.6, 1.0))
+_BUILD_TAG = Param("build_tag_factor", (0.1, 0.35, 0.6, 1.0))
 _CONTEXT = {
     "openFile": Param("open_file_boost", (1.0, 1.1, 1.25, 1.5, 2.0)),
     "pathPrefix": Param("path_prefix_boost", (1.0, 1.25, 1.5, 2.0, 3.0)),
@@ -185,6 +186,7 @@ def search_space(
         params.append(_LEGACY)
     if generated:
         params.append(_GENERATED)
+    params.append(_BUILD_TAG)
     wanted = set(context)
     params.extend(param for name, param in _CONTEXT.items() if name in wanted)
     return tuple(params)

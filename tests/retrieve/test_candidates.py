@@ -360,3 +360,63 @@ def test_a_prose_question_prefers_code_that_acts_over_the_type(tmp_path: Path) -
             assert "shape" not in factors  # impl blocks hold the methods
     named = HybridRetriever(index).search("Union")  # a bare name: the type is the answer
     assert all("shape" not in e.factors for e in named.explanations.values())
+
+
+def test_a_go_build_constraint_is_read_with_no_custom_tag_set() -> None:
+    from codegold.retrieve.hybrid import _constraint_holds
+
+    assert _constraint_holds("!nomsgpack")
+    assert not _constraint_holds("nomsgpack")
+    assert not _constraint_holds("ignore")
+    assert _constraint_holds("linux && amd64") and _constraint_holds("go1.21")
+    assert _constraint_holds("!jsoniter && !go_json && !(sonic && (linux || windows))")
+    assert not _constraint_holds("go_json")
+    assert _constraint_holds("(((")  # unparsable: not judged
+
+
+DEFAULT_GO = """//go:build !nomsgpack
+
+package binding
+
+// Default picks the binding for a method and content type: JSON, XML or MsgPack.
+func Default(method, contentType string) Binding {
+	switch contentType {
+	case MIMEJSON:
+		return JSON
+	case MIMEMSGPACK:
+		return MsgPack
+	}
+	return Form
+}
+"""
+
+NOMSGPACK_GO = """//go:build nomsgpack
+
+package binding
+
+// Default picks the binding for a method and content type: JSON, XML or form.
+func Default(method, contentType string) Binding {
+	switch contentType {
+	case MIMEJSON:
+		return JSON
+	}
+	return Form
+}
+"""
+
+
+def test_a_go_file_only_a_custom_tag_builds_ranks_below_the_default_build(
+    tmp_path: Path,
+) -> None:
+    index = _index(
+        tmp_path, {"binding/binding.go": DEFAULT_GO, "binding/binding_nomsgpack.go": NOMSGPACK_GO}
+    )
+    result = HybridRetriever(index).search("how is the binding picked for a content type?")
+    files = [index.chunks[r].file for r, _ in result.ranked]
+    assert files.index("binding/binding.go") < files.index("binding/binding_nomsgpack.go")
+    tagged = next(r for r, _ in result.ranked if index.chunks[r].file.endswith("nomsgpack.go"))
+    assert result.explanations[tagged].factors["build"] == RetrieverConfig().build_tag_factor
+    # a question naming the tag asks about that build
+    named = HybridRetriever(index).search("how is the binding picked when built with nomsgpack?")
+    tagged = next(r for r, _ in named.ranked if index.chunks[r].file.endswith("nomsgpack.go"))
+    assert "build" not in named.explanations[tagged].factors

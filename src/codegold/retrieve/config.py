@@ -108,6 +108,9 @@ class RetrieverConfig:
     role_strength: float = 1.0
     legacy_mode: str = "penalty"
     legacy_factor: float = 0.35
+    # a Go file only a custom build tag compiles (``//go:build nomsgpack``), unless the
+    # question speaks of build tags
+    build_tag_factor: float = 0.35
     generated_mode: str = "penalty"
     generated_factor: float = 0.35
     context_mode: str = "prefer"

@@ -72,6 +72,7 @@ class HybridRetriever:
         self._roles_for: tuple[object, Intent, dict[str, float]] = (None, Intent.GENERAL, {})
         self._terms_of: tuple[object, frozenset[str]] = (None, frozenset())
         self._test_only: tuple[object, bool] = (None, False)
+        self._builds: dict[str, tuple[bool, frozenset[str]]] = {}
 
     # -- signals ---------------------------------------------------------------
 
@@ -527,6 +528,14 @@ class HybridRetriever:
                 return None
             if cfg.legacy_mode == "penalty":
                 factors["legacy"] = cfg.legacy_factor
+        if (
+            cfg.build_tag_factor != 1.0
+            and chunk.language == "go"
+            and not self._default_build(chunk.file, analysis)
+        ):
+            # `//go:build nomsgpack`: a file only a custom build tag compiles is not the
+            # code a normal build runs (unless the question names the tag)
+            factors["build"] = cfg.build_tag_factor
         generated = chunk.file_role == "generated" or chunk.role == "generated"
         if generated and not analysis.mentions_generated:
             if cfg.generated_mode == "filter":
@@ -540,6 +549,28 @@ class HybridRetriever:
             if boost != 1.0:
                 factors["context"] = boost
         return factors
+
+    def _default_build(self, path: str, analysis: QueryAnalysis) -> bool:
+        """Whether a Go file's ``//go:build`` constraint holds with no custom tag set
+        (any platform will do: ``!nomsgpack`` does, ``nomsgpack`` or ``ignore`` not), or
+        the question names one of its tags."""
+        known = self._builds.get(path)
+        if known is None:
+            known = (True, frozenset())
+            rows = self.index.rows_by_file.get(path) or []
+            if rows:
+                first = min(rows, key=lambda r: self.index.chunks[r].start_line)
+                m = _GO_BUILD.search(self.index.chunks[first].text)
+                if m is not None:
+                    tags = frozenset(
+                        t.lower()
+                        for t in _GO_BUILD_TOKEN.findall(m.group(1))
+                        if t[0].isalpha() and t not in _GO_PLATFORM
+                    )
+                    known = (_constraint_holds(m.group(1)), tags)
+            self._builds[path] = known
+        holds, tags = known
+        return holds or bool(tags & {w.lower() for w in _NAME_WORD.findall(analysis.raw)})
 
     def _name_match(self, symbol: str, analysis: QueryAnalysis) -> float:
         """How much of a chunk's name (its last two segments, identifiers split) the
@@ -833,6 +864,104 @@ def _names_its_version(path: str, analysis: QueryAnalysis) -> bool:
     """ "how did v3 parse dates" asks about the v3/ copy: no legacy penalty for it."""
     asked = set(_VERSION_WORD.findall(analysis.raw.lower()))
     return bool(asked) and any(part.lower() in asked for part in path.split("/")[:-1])
+
+
+_GO_BUILD = re.compile(r"^//go:build ([^\n]+)$", re.M)
+_GO_BUILD_TOKEN = re.compile(r"\s*(&&|\|\||!|\(|\)|[\w.]+)")
+#: tags a normal build sets on some platform: GOOS, GOARCH, the toolchain, go1.N
+_GO_PLATFORM = frozenset(
+    [
+        "aix",
+        "android",
+        "darwin",
+        "dragonfly",
+        "freebsd",
+        "hurd",
+        "illumos",
+        "ios",
+        "js",
+        "linux",
+        "nacl",
+        "netbsd",
+        "openbsd",
+        "plan9",
+        "solaris",
+        "wasip1",
+        "windows",
+        "zos",
+        "unix",
+        "386",
+        "amd64",
+        "arm",
+        "arm64",
+        "loong64",
+        "mips",
+        "mipsle",
+        "mips64",
+        "mips64le",
+        "ppc64",
+        "ppc64le",
+        "riscv64",
+        "s390x",
+        "wasm",
+        "cgo",
+        "gc",
+    ]
+)
+
+
+def _constraint_holds(expr: str) -> bool:
+    """A ``//go:build`` expression with every platform tag true and every custom tag
+    false (unparsable: true, the file is not judged)."""
+    tokens: list[str] = []
+    rest = expr.strip()
+    while rest:
+        m = _GO_BUILD_TOKEN.match(rest)
+        if m is None:
+            return True
+        tokens.append(m.group(1))
+        rest = rest[m.end() :].strip()
+    pos = 0
+
+    def parse_or() -> bool:
+        nonlocal pos
+        value = parse_and()
+        while pos < len(tokens) and tokens[pos] == "||":
+            pos += 1
+            value = parse_and() or value
+        return value
+
+    def parse_and() -> bool:
+        nonlocal pos
+        value = parse_not()
+        while pos < len(tokens) and tokens[pos] == "&&":
+            pos += 1
+            value = parse_not() and value
+        return value
+
+    def parse_not() -> bool:
+        nonlocal pos
+        if pos >= len(tokens):
+            raise ValueError(expr)
+        token = tokens[pos]
+        pos += 1
+        if token == "!":
+            return not parse_not()
+        if token == "(":
+            value = parse_or()
+            if pos >= len(tokens) or tokens[pos] != ")":
+                raise ValueError(expr)
+            pos += 1
+            return value
+        if token in ("&&", "||", ")"):
+            raise ValueError(expr)
+        return token in _GO_PLATFORM or token.startswith("go1")
+
+    try:
+        value = parse_or()
+    except ValueError:
+        return True
+    return value if pos == len(tokens) else True
 
 
 def _prose_question(analysis: QueryAnalysis) -> bool:
