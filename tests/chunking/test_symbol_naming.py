@@ -1168,11 +1168,16 @@ ROWS = [
         {
             return a;
         }
+
+        JNIEXPORT jint JNICALL Java_org_Foo_bar(JNIEnv *env, jobject obj)
+        {
+            return 0;
+        }
         """,
         SOURCE,
-        {"strlen", "old_style"},
-        {"PHP_FUNCTION"},
-        ["strlen", "old_style"],
+        {"strlen", "old_style", "Java_org_Foo_bar"},
+        {"PHP_FUNCTION", "jint", "JNIEXPORT"},
+        ["strlen", "old_style", "Java_org_Foo_bar"],
         id="c-macro-headed-and-k-and-r-functions",
     ),
 ]  # fmt: skip

@@ -346,6 +346,10 @@ class _File:
             else:
                 continue
             for node in nodes:
+                if kind == "constant" and node.child_count and node.children[-1].is_missing:
+                    # A declaration the parser closed with an invented ``;`` is a macro's
+                    # words read as one (``JNIEXPORT jint`` before ``JNICALL f(…) {``).
+                    continue
                 existing = found.get(node.id)
                 if existing is None:
                     found[node.id] = _Def(
