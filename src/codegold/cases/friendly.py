@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import msgspec
 
@@ -73,6 +73,25 @@ def _clean(value: str) -> str:
     return out
 
 
+def _may_change(value: str | None) -> bool:
+    """Whether :func:`_clean` could change ``value`` (a quick test; it may not)."""
+    return value is not None and ("\\" in value or "//" in value or value.startswith("./"))
+
+
+def _case_paths(case: Case) -> Iterator[str | None]:
+    """Every path a case names (targets, forbidden prefixes, context)."""
+    targets = [*(case.accepted or ()), *(case.supporting or ())]
+    for group in case.groups or ():
+        targets.extend(group.any_of)
+    for t in targets:
+        yield t.file
+        yield t.file_pattern
+    yield from case.forbidden_path_prefixes or ()
+    if case.context is not None:
+        yield case.context.open_file
+        yield case.context.path_prefix
+
+
 class _Paths:
     def __init__(self) -> None:
         self.warnings: list[str] = []
@@ -113,6 +132,8 @@ class _Paths:
         )
 
     def case(self, case: Case) -> Case:
+        if not any(map(_may_change, _case_paths(case))):  # the usual case: clean paths
+            return case
         where = f"case {case.id}"
         groups = (
             tuple(
