@@ -3,15 +3,18 @@
     python benchmarks/eval_throughput.py [--cases N,M] [--depth D] [--rounds R]
                                          [--large-rounds R]
 
-Every figure is a whole process, started afresh, timed from outside: `codegold eval`,
-the anchor (ir_measures computing only RR@5 and Success@5 on the same rankings, JSON
-parsing included), and the floor (a streaming msgspec decode and re-encode of the same
-bytes). The three run interleaved, R rounds (the machine's cores are shared), and the
-medians and their ratios are printed, with codegold's peak RSS and whether every
+Every figure is a whole process, started afresh, timed from outside: `codegold eval`
+(two processes on a machine with two cores: the parent and its forked worker each
+score half the attempts), the same with `--workers 1` (one process), the anchor
+(ir_measures computing only RR@5 and Success@5 on the same rankings, JSON parsing
+included), and the floor (a streaming msgspec decode and re-encode of the same bytes).
+They run interleaved, R rounds (the machine's cores are shared), and the medians and
+their ratios are printed, with codegold's peak RSS and its worker's, and whether every
 round's results.json and summary.json are byte-identical, for each input size (10,000
 and 50,000 cases by default; the larger one mostly for peak RSS), with the machine's
 load averages beside them. Then `codegold --help`.
 
+The anchor is one process; codegold's two run on the same cores (the machine's, shared).
 Targets (README, Performance): codegold at most 0.5x the anchor; peak RSS that does
 not grow with the number of passing cases (at most 150 MB at 50,000 cases).
 """
@@ -142,28 +145,32 @@ def timed(argv: list[str]) -> tuple[float, float]:
 
 
 PEAK = """
-import atexit, runpy, sys
+import atexit, resource, runpy, sys
 report = sys.argv[1]
 sys.argv = ["codegold", *sys.argv[2:]]
 
 def peak():
     with open("/proc/self/status") as status:
         kb = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+    worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     with open(report, "w") as out:
-        out.write(kb)
+        out.write(f"{kb} {worker}")
 
 atexit.register(peak)
 runpy.run_module("codegold", run_name="__main__", alter_sys=True)
 """
 """Runs codegold and writes its own peak RSS (VmHWM, KB) to argv[1]: the rusage a parent
 gets also counts the pages the child shared with it before exec (this script's own,
-hundreds of MB after it generated and compared 50,000 cases)."""
+hundreds of MB after it generated and compared 50,000 cases); then its worker's peak
+(eval's forked worker: its rusage, which counts the pages it shares with codegold)."""
 
 
-def codegold_argv(suite: Path, attempts: Path, out: Path, peak_file: Path) -> list[str]:
+def codegold_argv(
+    suite: Path, attempts: Path, out: Path, peak_file: Path, workers: int = 0
+) -> list[str]:
     return [
         sys.executable, "-c", PEAK, str(peak_file), "eval", "--cases", str(suite),
-        "--attempts", str(attempts), "--out", str(out), "--quiet",
+        "--attempts", str(attempts), "--out", str(out), "--quiet", "--workers", str(workers),
     ]  # fmt: skip
 
 
@@ -190,41 +197,53 @@ def measure(folder: Path, n_cases: int, depth: int, rounds: int) -> None:
     if not anchor:
         print("ir_measures not installed: pip install 'codegold[test]'")
     ours: list[float] = []
+    single: list[float] = []
     rss: list[float] = []
+    worker_rss: list[float] = []
     irm: list[float] = []
     floor: list[float] = []
     for i in range(rounds):  # interleaved: the cores are shared
         peak_file = folder / "peak.txt"
         seconds, _ = timed(codegold_argv(suite, attempts, folder / f"out{i}", peak_file))
         ours.append(seconds)
-        rss.append(int(peak_file.read_text()) / 1024)
+        own, worker = peak_file.read_text().split()
+        rss.append(int(own) / 1024)
+        worker_rss.append(int(worker) / 1024)
+        one = folder / f"one{i}"
+        single.append(timed(codegold_argv(suite, attempts, one, peak_file, workers=1))[0])
         if anchor:
             irm.append(timed([sys.executable, "-c", IR_MEASURES, str(suite), str(attempts)])[0])
         again = folder / "again.jsonl"
         floor.append(timed([sys.executable, "-c", FLOOR, str(suite), str(attempts), str(again)])[0])
         again.unlink()
     same = all(
-        (folder / f"out{i}" / name).read_bytes() == (folder / "out0" / name).read_bytes()
+        (folder / run / name).read_bytes() == (folder / "out0" / name).read_bytes()
         for i in range(rounds)
+        for run in (f"out{i}", f"one{i}")
         for name in ("results.json", "summary.json")
     )
     mid = statistics.median(ours)
     print(
-        f"  codegold eval (whole process): median {mid:.2f} s of {rounds}, "
-        f"{n_cases / mid:,.0f} cases/s, peak RSS {max(rss):.0f} MB "
-        f"(target <= 150 MB at 50,000 cases), byte-identical reruns: {same}"
+        f"  codegold eval (whole process, 2 processes on the 2 cores): median {mid:.2f} s "
+        f"of {rounds}, {n_cases / mid:,.0f} cases/s, peak RSS {max(rss):.0f} MB, its "
+        f"worker's {max(worker_rss):.0f} MB (counting the pages they share; target <= 150 "
+        f"MB at 50,000 cases), byte-identical reruns (and with --workers 1): {same}"
     )
+    one_mid = statistics.median(single)
+    print(f"  codegold eval --workers 1 (one process): median {one_mid:.2f} s")
     low = statistics.median(floor)
     print(f"  msgspec decode + re-encode (whole process): median {low:.2f} s")
     if irm:
         anchor_s = statistics.median(irm)
         print(f"  ir_measures RR@5+Success@5 (whole process): median {anchor_s:.2f} s")
         print(f"  codegold/ir_measures = {mid / anchor_s:.2f}x (target <= 0.5x)")
+        print(f"  codegold --workers 1/ir_measures = {one_mid / anchor_s:.2f}x")
     print(f"  codegold/msgspec floor = {mid / low:.2f}x")
     print(f"  ({load_line()} after the rounds)")
     for i in range(rounds):
-        for name in ("results.json", "summary.json"):
-            (folder / f"out{i}" / name).unlink()
+        for run in (f"out{i}", f"one{i}"):
+            for name in ("results.json", "summary.json"):
+                (folder / run / name).unlink()
 
 
 def main() -> None:
