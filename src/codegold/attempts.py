@@ -142,7 +142,9 @@ def iter_attempts(
         handle = p.open("rb", buffering=1 << 16)  # lines are long: read many at once
     except FileNotFoundError:
         raise InputError("no such file", file=str(p)) from None
-    known = set(known_cases) if known_cases is not None else None
+    known: set[str] | frozenset[str] | None = None
+    if known_cases is not None:  # a set given is read as it is, not copied
+        known = known_cases if isinstance(known_cases, set | frozenset) else set(known_cases)
     ids: set[str] = set() if seen is None else seen
     with handle:
         lines: Iterable[tuple[int, bytes]]
@@ -218,7 +220,7 @@ def _set_aside_bad_manifest(raw: dict[str, Any]) -> dict[str, Any]:
 def _iter_lines(
     p: Path,
     lines: Iterable[tuple[int, bytes]],
-    known: set[str] | None,
+    known: set[str] | frozenset[str] | None,
     seen: set[str],
     resolver: SpanResolver | None,
     assume_revision: str | None,

@@ -158,8 +158,9 @@ class Tally:
         """Count in the records of another tally's :meth:`columns`, as rows after these
         (in the order that tally added them)."""
         offset = len(self._case_ids)
-        for mine, theirs in zip(self._numbers, other.numbers, strict=True):
-            mine.extend(theirs)
+        for i, mine in enumerate(self._numbers):
+            mine.extend(other.numbers[i])
+            other.numbers[i] = array("d")  # let it go now: one copy at a time
         self._undefined = [a or b for a, b in zip(self._undefined, other.undefined, strict=True)]
         self._case_ids.extend(other.case_ids)
         self._causes.extend(other.causes)

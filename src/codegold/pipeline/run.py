@@ -258,7 +258,7 @@ def _eval(
 ) -> RunOutput:
     digest = _digest_meanwhile(attempts_path)
     full = load_suite(cases_path)
-    known = [c.id for c in full.cases]
+    known = frozenset(c.id for c in full.cases)
     suite, selection = select_cases(full, case_ids, tags)
     diagnose = repo_path is not None or index_dir is not None
     indexes: IndexCache | None = None
@@ -304,7 +304,7 @@ def _eval(
         owners = suite_owners(suite, git, policy_path)
         # two processes may score the file when nothing but scoring reads it
         split = (
-            SplitSource(attempts_path, frozenset(known), assume_revision, workers)
+            SplitSource(attempts_path, known, assume_revision, workers)
             if resolver is None and not diagnose and not owners
             else None
         )

@@ -435,6 +435,7 @@ def _score_halves(
             arrivals.place(case_id, Spooled(attempt_id, first + i))
         arrivals.seen += part.seen
         arrivals.imported += part.imported
+        del part  # what it held is the parent's now
     finally:
         if worker is not None:
             worker.stop()
