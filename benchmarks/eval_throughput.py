@@ -3,11 +3,12 @@
     python benchmarks/eval_throughput.py [--cases N,M] [--depth D] [--rounds R]
                                          [--large-rounds R]
 
-Every figure is a whole process, started afresh, timed from outside: `codegold eval`
-(two processes on a machine with two cores: the parent and its forked worker each
-score half the attempts), the same with `--workers 1` (one process), the anchor
-(ir_measures computing only RR@5 and Success@5 on the same rankings, JSON parsing
-included), and the floor (a streaming msgspec decode and re-encode of the same bytes).
+Every figure is a whole process, started afresh, timed from outside: `codegold eval
+--workers 2` (two processes: the parent and its forked worker each score half the
+attempts; the default picks two only when the machine has a core to spare), the same
+with `--workers 1` (one process), the anchor (ir_measures computing only RR@5 and
+Success@5 on the same rankings, JSON parsing included), and the floor (a streaming
+msgspec decode and re-encode of the same bytes).
 They run interleaved, R rounds (the machine's cores are shared), and the medians and
 their ratios are printed, with codegold's peak RSS and its worker's, and whether every
 round's results.json and summary.json are byte-identical, for each input size (10,000
@@ -166,7 +167,7 @@ hundreds of MB after it generated and compared 50,000 cases); then its worker's 
 
 
 def codegold_argv(
-    suite: Path, attempts: Path, out: Path, peak_file: Path, workers: int = 0
+    suite: Path, attempts: Path, out: Path, peak_file: Path, workers: int = 2
 ) -> list[str]:
     return [
         sys.executable, "-c", PEAK, str(peak_file), "eval", "--cases", str(suite),
@@ -224,8 +225,8 @@ def measure(folder: Path, n_cases: int, depth: int, rounds: int) -> None:
     )
     mid = statistics.median(ours)
     print(
-        f"  codegold eval (whole process, 2 processes on the 2 cores): median {mid:.2f} s "
-        f"of {rounds}, {n_cases / mid:,.0f} cases/s, peak RSS {max(rss):.0f} MB, its "
+        f"  codegold eval --workers 2 (whole process, 2 processes on the 2 cores): median "
+        f"{mid:.2f} s of {rounds}, {n_cases / mid:,.0f} cases/s, peak RSS {max(rss):.0f} MB, its "
         f"worker's {max(worker_rss):.0f} MB (counting the pages they share; target <= 150 "
         f"MB at 50,000 cases), byte-identical reruns (and with --workers 1): {same}"
     )

@@ -100,3 +100,14 @@ def test_a_failed_worker_leaves_its_half_to_the_parent(
     two = _eval(suite, attempts, tmp_path / "two", 2)
     assert split_always == [None]
     assert two == one
+
+
+@pytest.mark.parametrize(
+    ("cores", "load", "workers"), [(2, 0.4, 2), (2, 1.6, 1), (4, 2.0, 2), (1, 0.0, 1)]
+)
+def test_the_default_splits_only_with_a_core_to_spare(
+    cores: int, load: float, workers: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scoring.os, "sched_getaffinity", lambda pid: set(range(cores)))
+    monkeypatch.setattr(scoring.os, "getloadavg", lambda: (load, load, load))
+    assert scoring._spare_workers() == workers

@@ -54,8 +54,8 @@ from codegold.cli._options import cases_option, policy_option, selection_options
     type=click.IntRange(min=0),
     default=0,
     show_default=True,
-    help="Processes that score a large attempts file when nothing diagnoses "
-    "(0: two when two cores are free; 1: one). The artifacts are the same.",
+    help="Processes that score a large attempts file when nothing diagnoses (0: two "
+    "when the machine has a core to spare; 1: one). The artifacts are the same.",
 )
 @policy_option
 @selection_options

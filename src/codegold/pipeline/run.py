@@ -221,8 +221,9 @@ def eval_pipeline(
     With a repository, minimal chunks (SPEC §2) are resolved against codegold's parse
     of each file at the attempt's revision; ``assume_revision`` stands in for a missing
     index manifest, and the results say that revision was asserted. ``workers``
-    processes score a large attempts file when nothing diagnoses (0: two when two
-    cores are free, 1: this process alone); the artifacts are the same either way."""
+    processes score a large attempts file when nothing diagnoses (0: two when the
+    machine has a core to spare, 1: this process alone); the artifacts are the same
+    either way."""
     ensure_output_dir(out_dir)
     with quiet_gc():
         return _eval(

@@ -196,12 +196,14 @@ class SplitSource:
     """the suite's case ids (an attempt for another case is an error)"""
     assume_revision: str | None = None
     workers: int = 0
-    """0: two when two cores are free to this process, else one; 1: never split"""
+    """0: two when this process may run on two cores and the machine has one to spare
+    (its 1-minute load average is below the cores less a half), else one; 1: never
+    split; 2 or more: split"""
 
     def middle(self) -> int | None:
         """The first byte of the second half's first line, or None to read it all here
-        (one worker, one core, or a file too small to be worth a process)."""
-        workers = self.workers or min(2, len(os.sched_getaffinity(0)))
+        (one worker, no core to spare, or a file too small to be worth a process)."""
+        workers = self.workers or _spare_workers()
         try:
             size = self.path.stat().st_size
         except OSError:
@@ -212,6 +214,13 @@ class SplitSource:
             handle.seek(size // 2)
             middle = size // 2 + len(handle.readline())
         return middle if middle < size else None
+
+
+def _spare_workers() -> int:
+    """Two when a second process would get a core of its own, else one: on a machine
+    whose cores are busy, a worker only competes with the parent for them."""
+    cores = len(os.sched_getaffinity(0))
+    return 2 if cores >= 2 and os.getloadavg()[0] < cores - 0.5 else 1
 
 
 SPLIT_MIN_BYTES = 8 << 20
