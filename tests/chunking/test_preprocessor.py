@@ -347,3 +347,34 @@ EXPORT_API
     (definition,) = [c for c in chunks if c.symbol == "yaml_emitter_open" and c.end_line == 11]
     assert definition.start_line == 6
     assert any(c.symbol == "make_buffer" for c in chunks)
+
+
+def test_a_statement_macro_inside_a_body_is_blanked_before_a_keyword_or_a_call() -> None:
+    # bison's parser.c: the macro opens a pragma region inside a function body
+    source = """\
+static void
+yydestruct (const char *yymsg, int yykind)
+{
+  YY_USE (yymsg);
+  YY_IGNORE_MAYBE_UNINITIALIZED_BEGIN
+  switch (yykind)
+    {
+    default:
+      break;
+    }
+  YY_IGNORE_MAYBE_UNINITIALIZED_END
+}
+
+void
+yyrun (void)
+{
+  YY_IGNORE_USELESS_CAST_BEGIN
+  yystep (0);
+  YY_IGNORE_USELESS_CAST_END
+}
+"""
+    resolution = resolve_conditionals(source.encode())
+    assert resolution is not None
+    assert resolution.macro_rows == frozenset({4, 16})  # an _END before "}" stays
+    names = {name for c in chunks_of("src/parser.c", source) for name in c.symbols}
+    assert names == {"yydestruct", "yyrun"}

@@ -100,7 +100,7 @@ __all__ = [
 #: a C function whose header is a macro call (``PHP_FUNCTION(strlen)``) is named by it.
 #: 11: a constant whose declaration the parser closed with an invented ``;`` names
 #: nothing (``JNIEXPORT jint`` before ``JNICALL Java_f(…) {`` no longer defines ``jint``).
-ALGORITHM_VERSION = "11"
+ALGORITHM_VERSION = "12"
 
 
 def chunk_file(

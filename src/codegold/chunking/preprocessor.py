@@ -210,9 +210,14 @@ _BARE_MACRO = re.compile(
 #: What a code line after a bare macro may not start with: the macro is then part of an
 #: expression, an enumerator list or a function header (``LAST_KIND`` before ``};``).
 _CONTINUATION = re.compile(rb"^[ \t]*[})\],;.?:{=+\-*/%&|<>!^]")
-#: A code line that is a declarator with no type before it (``yaml_parser_load(yaml_parser_t
-#: *parser)``): the macro line above is its type (``YAML_DECLARE(int)``, ``EXPORT_API``).
-_DECLARATOR = re.compile(rb"^[ \t]*\**[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*\(")
+#: A top-level code line that is a declarator with no type before it
+#: (``yaml_parser_load(yaml_parser_t *parser)``): a macro line above it in the first
+#: column is its type (``YAML_DECLARE(int)``, ``EXPORT_API``). Statement keywords are no
+#: declarator (``YY_IGNORE_MAYBE_UNINITIALIZED_BEGIN`` above ``switch (kind)``).
+_DECLARATOR = re.compile(
+    rb"^\**[ \t]*(?!(?:if|for|while|switch|return|sizeof|do|else|case|goto)\b)"
+    rb"[A-Za-z_][A-Za-z0-9_]*[ \t]*\("
+)
 
 
 def _bare_macros(lines: list[bytes], directive_rows: set[int]) -> set[int]:
@@ -234,7 +239,11 @@ def _bare_macros(lines: list[bytes], directive_rows: set[int]) -> set[int]:
             in_comment = b"*/" not in text
             continue
         if candidate is not None:
-            declarator = _DECLARATOR.match(line) and not _BARE_MACRO.match(line)
+            declarator = (
+                lines[candidate][:1] not in (b" ", b"\t")
+                and _DECLARATOR.match(line)
+                and not _BARE_MACRO.match(line)
+            )
             if _CONTINUATION.match(line) is None and not declarator:
                 rows.add(candidate)
             candidate = None
