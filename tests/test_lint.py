@@ -537,3 +537,39 @@ def test_lint_rebuilds_an_index_made_by_another_chunker(
     opened = lint_pipeline.open_indexes(git_repo, [sha], root, repository_name=None)
     assert opened[sha].manifest.chunker_version == chunker_version()
     assert open_index(root, sha).manifest.chunker_version == chunker_version()
+
+
+HONO_BASE = """\
+const notFoundHandler = (c) => {
+  return c.text('404 Not Found', 404)
+}
+
+class Hono {
+  get
+  post
+  #notFoundHandler = notFoundHandler
+  errorHandler = notFoundHandler
+
+  route(path) {
+    return path
+  }
+}
+"""
+
+
+def test_a_name_matched_only_after_folding_hash_does_not_crash(tmp_path: Path) -> None:
+    """`notFoundHandler` also matches the member `Hono.#notFoundHandler` once `#` is
+    folded to `.`; picking that member's name must use the same rule (was a traceback)."""
+    repo, (sha,) = make_repo(tmp_path / "repo", [{"src/hono-base.js": HONO_BASE}])
+    cases = """\
+  - id: not-found
+    query: where does the plain-text 404 come from?
+    accepted:
+      - {file: src/hono-base.js, symbol: notFoundHandler, roles: [definition], lines: [1, 3]}
+    rationale: The module-level handler answers 404; the class only stores it.
+"""
+    suite = write_suite(tmp_path / "gold.yaml", sha, cases)
+    proc = run_cli("lint", str(suite), "--repo", str(repo), "--index", str(tmp_path / "index"))
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "lint passed: 1 case, 0 errors, 0 warnings" in proc.stdout

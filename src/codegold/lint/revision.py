@@ -104,7 +104,9 @@ class _Revision:
                     else:
                         primary.append(_Span(path, c.start_line, c.end_line, c.symbol, True))
                 elif symbol_matches(symbol, None, c.symbols):
-                    name = next(n for n in c.symbols if n == symbol or n.endswith("." + symbol))
+                    # The first name symbol_matches accepted (it folds `#`, `::`, so a raw
+                    # comparison can miss: `notFoundHandler` matches `Hono.#notFoundHandler`).
+                    name = next(n for n in c.symbols if symbol_matches(symbol, None, (n,)))
                     members.append(_Span(path, c.start_line, c.end_line, name, False, c.symbol))
         return primary + members
 
