@@ -111,3 +111,16 @@ def test_the_default_splits_only_with_a_core_to_spare(
     monkeypatch.setattr(scoring.os, "sched_getaffinity", lambda pid: set(range(cores)))
     monkeypatch.setattr(scoring.os, "getloadavg", lambda: (load, load, load))
     assert scoring._spare_workers() == workers
+
+
+def test_without_sched_getaffinity_the_cpu_count_decides(monkeypatch: pytest.MonkeyPatch) -> None:
+    # macOS has no sched_getaffinity: the eval must still run (and may split)
+    monkeypatch.delattr(scoring.os, "sched_getaffinity")
+    monkeypatch.setattr(scoring.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(scoring.os, "getloadavg", lambda: (0.2, 0.2, 0.2))
+    assert scoring._spare_workers() == 2
+
+
+def test_where_no_process_can_fork_one_reads_it_all(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(scoring.os, "fork")
+    assert scoring._spare_workers() == 1

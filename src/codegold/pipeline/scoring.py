@@ -203,7 +203,7 @@ class SplitSource:
     def middle(self) -> int | None:
         """The first byte of the second half's first line, or None to read it all here
         (one worker, no core to spare, or a file too small to be worth a process)."""
-        workers = self.workers or _spare_workers()
+        workers = (self.workers or _spare_workers()) if hasattr(os, "fork") else 1
         try:
             size = self.path.stat().st_size
         except OSError:
@@ -218,8 +218,12 @@ class SplitSource:
 
 def _spare_workers() -> int:
     """Two when a second process would get a core of its own, else one: on a machine
-    whose cores are busy, a worker only competes with the parent for them."""
-    cores = len(os.sched_getaffinity(0))
+    whose cores are busy, a worker only competes with the parent for them. Where a
+    process cannot fork (Windows) or say its load, one."""
+    if not hasattr(os, "fork") or not hasattr(os, "getloadavg"):
+        return 1
+    affinity = getattr(os, "sched_getaffinity", None)  # Linux; macOS has only cpu_count
+    cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
     return 2 if cores >= 2 and os.getloadavg()[0] < cores - 0.5 else 1
 
 

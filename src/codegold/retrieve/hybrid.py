@@ -73,6 +73,8 @@ class HybridRetriever:
         self._terms_of: tuple[object, frozenset[str]] = (None, frozenset())
         self._test_only: tuple[object, bool] = (None, False)
         self._builds: dict[str, tuple[bool, frozenset[str]]] = {}
+        self._query_words: tuple[object, set[str]] = (None, set())
+        self._callee_rows: dict[int, list[list[int]]] = {}
 
     # -- signals ---------------------------------------------------------------
 
@@ -146,30 +148,44 @@ class HybridRetriever:
             return []  # a bare name (``Context.ShouldBind``) asks where it is defined
         if analysis.errors or analysis.intent in (Intent.USAGE, Intent.TEST):
             return []
-        table = self.index.symbols
         hits: dict[int, float] = {}
         position = 0
         for row, _ in defs[:_CALLERS]:
-            chunk = self.index.chunks[row]
-            own = set(chunk.symbols or ((chunk.symbol,) if chunk.symbol else ()))
-            own |= {n.rsplit(".", 1)[-1] for n in own}
-            owner = chunk.symbol.rsplit(".", 1)[0] if chunk.symbol and "." in chunk.symbol else None
-            called = _CALLED.findall(chunk.text)
-            if owner is not None:
-                # ``self.encoding`` in Response.text: the owner's own members, calls or
-                # not (a property is read, not called)
-                called += [f"{owner}.{m}" for m in _MEMBER.findall(chunk.text)]
-            for name in dict.fromkeys(called):
-                if name in own or name in _NOT_CALLS or len(name) < 3:
-                    continue
-                found = table.definitions(name)
-                if not found or len(found) > _CALLEE_DEFS:
-                    continue
+            for found in self._called_by(row):
                 position += 1
                 for target in found:
                     if target != row and target not in hits:
                         hits[target] = 1.0 / (len(found) * math.log2(1 + position))
         return _order(hits)[: self.config.candidates_per_signal]
+
+    def _called_by(self, row: int) -> list[list[int]]:
+        """The definitions of each name a chunk calls (or, in a method, each member of
+        its own object it reads), in order, names with one to three definitions only;
+        worked out once per chunk."""
+        known = self._callee_rows.get(row)
+        if known is not None:
+            return known
+        table = self.index.symbols
+        chunk = self.index.chunks[row]
+        own = set(chunk.symbols or ((chunk.symbol,) if chunk.symbol else ()))
+        own |= {n.rsplit(".", 1)[-1] for n in own}
+        owner = chunk.symbol.rsplit(".", 1)[0] if chunk.symbol and "." in chunk.symbol else None
+        called = _CALLED.findall(chunk.text)
+        if owner is not None:
+            # ``self.encoding`` in Response.text: the owner's own members, calls or
+            # not (a property is read, not called)
+            called += [f"{owner}.{m}" for m in _MEMBER.findall(chunk.text)]
+        out: list[list[int]] = []
+        for name in dict.fromkeys(called):
+            if name in own or name in _NOT_CALLS or len(name) < 3:
+                continue
+            found = table.definitions(name)
+            if found and len(found) <= _CALLEE_DEFS:
+                out.append(found)
+        if len(self._callee_rows) >= _QUERY_CACHE:
+            self._callee_rows.clear()
+        self._callee_rows[row] = out
+        return out
 
     def _paths(self, analysis: QueryAnalysis) -> list[tuple[int, float]]:
         hits: dict[int, float] = {}
@@ -570,7 +586,11 @@ class HybridRetriever:
                     known = (_constraint_holds(m.group(1)), tags)
             self._builds[path] = known
         holds, tags = known
-        return holds or bool(tags & {w.lower() for w in _NAME_WORD.findall(analysis.raw)})
+        if holds:
+            return True
+        if self._query_words[0] is not analysis:
+            self._query_words = (analysis, {w.lower() for w in _NAME_WORD.findall(analysis.raw)})
+        return bool(tags & self._query_words[1])
 
     def _name_match(self, symbol: str, analysis: QueryAnalysis) -> float:
         """How much of a chunk's name (its last two segments, identifiers split) the
