@@ -50,6 +50,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
+from operator import attrgetter
 
 from tree_sitter import Node, Parser, Query, QueryCursor
 
@@ -234,6 +235,10 @@ def _expand_keys(names: list[str], keys: list[str]) -> list[str]:
         expanded = [f"{match.group(1)}.{key}" for key in keys] if match else [name]
         out.extend(n for n in expanded if n not in out)
     return out
+
+
+_START_BYTE = attrgetter("start_byte")
+_END_BYTE = attrgetter("end_byte")
 
 
 def _reference_priority(capture: str) -> int:
@@ -867,12 +872,28 @@ class _File:
             for capture, nodes in captured.items()
             if capture.startswith(_REFERENCE)
         )
-        for priority, nodes in ordered:
-            for node in nodes:
-                begin = node.start_byte
-                index = bisect_right(byte_starts, begin) - 1
-                if index >= 0 and begin < byte_ends[index]:
-                    refs[index].setdefault(src[begin : node.end_byte], priority)
+        nodes = [node for _, group in ordered for node in group]
+        if nodes and pieces:
+            # every reference's piece at once (bisect_right over the pieces' first bytes)
+            import numpy as np
+
+            n = len(nodes)
+            begins = np.fromiter(map(_START_BYTE, nodes), dtype=np.int64, count=n)
+            ends = np.fromiter(map(_END_BYTE, nodes), dtype=np.int64, count=n)
+            priorities = np.repeat(
+                np.asarray([p for p, _ in ordered], dtype=np.int64), [len(g) for _, g in ordered]
+            )
+            within = np.searchsorted(np.asarray(byte_starts, dtype=np.int64), begins, "right") - 1
+            last = np.asarray(byte_ends, dtype=np.int64)[np.maximum(within, 0)]
+            kept = np.flatnonzero((within >= 0) & (begins < last))
+            for i, begin, end, priority in zip(
+                within[kept].tolist(),
+                begins[kept].tolist(),
+                ends[kept].tolist(),
+                priorities[kept].tolist(),
+                strict=True,
+            ):
+                refs[i].setdefault(src[begin:end], priority)
 
         chunks: list[Chunk] = []
         cap = self.config.max_references

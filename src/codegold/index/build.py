@@ -184,9 +184,10 @@ class _WordTokens(dict[str, tuple[str, ...]]):
 _WORDS = _WordTokens()
 
 
-def _body_counts(chunk: IndexedChunk) -> Counter[str]:
-    """The counts of :func:`chunk_body_tokens`, in its first-occurrence order: the
-    words of the text, the header and the names (twice), each split into tokens."""
+def _document_counts(chunk: IndexedChunk, path: Sequence[str]) -> Counter[str]:
+    """The counts of a chunk document -- :func:`chunk_body_tokens` (the words of the
+    text, the header and the names twice, each split into tokens), then ``path`` -- in
+    first-occurrence order, counted in one pass from C."""
     words = find_words(chunk.text)
     words += find_words(chunk.header)
     names = _names(chunk)
@@ -194,7 +195,7 @@ def _body_counts(chunk: IndexedChunk) -> Counter[str]:
         named = find_words(" ".join(names))
         words += named
         words += named
-    return Counter(chain.from_iterable(map(_WORDS.__getitem__, words)))
+    return Counter(chain(chain.from_iterable(map(_WORDS.__getitem__, words)), path))
 
 
 def _array_header(n: int) -> bytes:
@@ -254,12 +255,7 @@ def _chunk_job(job: _FileJob, config: ChunkerConfig, version: str) -> bytes:
         for c in result.chunks
     ]
     path = path_tokens(job.path)
-    docs: list[dict[str, int]] = []
-    for chunk in chunks:
-        doc = dict(_body_counts(chunk))
-        for token in path:
-            doc[token] = doc.get(token, 0) + 1
-        docs.append(doc)
+    docs = [_document_counts(chunk, path) for chunk in chunks]
     encoded = msgspec.msgpack.encode(chunks)
     lexical = TermCounts.of(docs)
     keys = [chunk_keys(_names(c), c.references) for c in chunks]
