@@ -163,7 +163,7 @@ def test_invalid_config_is_rejected(kwargs: dict[str, int]) -> None:
 def test_shared_query_fragments_are_spliced_in_where_they_are_included() -> None:
     fragment = (
         resources.files("codegold.chunking")
-        .joinpath("queries", "_js_members.scm")
+        .joinpath("queries", "_js_common.scm")
         .read_text(encoding="utf-8")
     )
     for name in ("javascript", "typescript"):

@@ -1,0 +1,337 @@
+; ---- property assignments (SPEC §1: named by the assignment target as written) ----
+;
+; res.send = function send(body) {...}; X.prototype.m = ...; exports.parse = ... (the
+; language's symbol rewrites make these `res.send`, `X.m`, `parse`).
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier)) @name
+      right: [(function_expression) (arrow_function) (generator_function)])
+    (#not-eq? @name "module.exports")) @definition.function)
+; Several names in one statement: a.get = a.header = function ...
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier)) @name
+      right: (assignment_expression
+        left: (member_expression property: (property_identifier)) @name
+        right: [(function_expression) (arrow_function) (generator_function)]))) @definition.function)
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier)) @name
+      right: (assignment_expression
+        left: (member_expression property: (property_identifier)) @name
+        right: (assignment_expression
+          left: (member_expression property: (property_identifier)) @name
+          right: [(function_expression) (arrow_function) (generator_function)])))) @definition.function)
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier)) @name
+      right: (class))
+    (#not-eq? @name "module.exports")) @definition.class)
+; module.exports = function name() {...}: by its own name; anonymous: by the file's name.
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression) @_exports
+      right: (function_expression name: (identifier) @name))
+    (#eq? @_exports "module.exports")) @definition.function)
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression) @_exports @filename
+      right: [(function_expression !name) (arrow_function)])
+    (#eq? @_exports "module.exports")) @definition.function)
+; Other values exported by name (exports.json = bodyParser.json): names only.
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression object: (_) @_exports property: (property_identifier)) @name)
+    (#match? @_exports "^(module\\.)?exports$")) @definition.constant)
+
+; Object.defineProperty(obj, 'name', {get ...}) and helpers shaped like it
+; (defineGetter(req, 'host', function host() {...})): `obj.name`.
+(program
+  (expression_statement
+    (call_expression
+      function: (member_expression) @_define
+      arguments: (arguments . (_) @scope . (string (string_fragment) @name)))
+    (#eq? @_define "Object.defineProperty")) @definition.function)
+(program
+  (expression_statement
+    (call_expression
+      function: (identifier) @_define
+      arguments: (arguments
+        . (identifier) @scope
+        . (string (string_fragment) @name)
+        . [(function_expression) (arrow_function) (object)]))
+    (#match? @_define "^define[A-Z_]")) @definition.function)
+
+; ---- members made in a loop over names (computed member assignment) ----
+;
+; methods.forEach(function (method) { app[method] = function (path) {...} }),
+; utils.forEach(['get', 'head'], function (method) { Axios.prototype[method] = ... }),
+; for (const m of list) { obj[m] = ... } at the top level: one definition named by the
+; target as written (`app[method]`), or, when the loop runs over a literal list of
+; strings (`@key`), by each name it makes (`Axios.get`, `Axios.head`).
+(program
+  (expression_statement
+    (call_expression
+      function: (member_expression object: (_) @_list property: (property_identifier) @_each)
+      arguments: (arguments
+        .
+        [(function_expression
+           body: (statement_block
+             (expression_statement
+               (assignment_expression
+                 left: (subscript_expression index: (identifier)) @name
+                 right: [(function_expression) (arrow_function) (call_expression)]))))
+         (arrow_function
+           body: (statement_block
+             (expression_statement
+               (assignment_expression
+                 left: (subscript_expression index: (identifier)) @name
+                 right: [(function_expression) (arrow_function) (call_expression)]))))]))
+    (#eq? @_each "forEach")) @definition.function)
+(program
+  (expression_statement
+    (call_expression
+      function: (member_expression object: (array (string (string_fragment) @key)))))
+  @definition.function)
+(program
+  (expression_statement
+    (call_expression
+      function: [(identifier) (member_expression)] @_each
+      arguments: (arguments
+        .
+        (_) @_list
+        .
+        [(function_expression
+           body: (statement_block
+             (expression_statement
+               (assignment_expression
+                 left: (subscript_expression index: (identifier)) @name
+                 right: [(function_expression) (arrow_function) (call_expression)]))))
+         (arrow_function
+           body: (statement_block
+             (expression_statement
+               (assignment_expression
+                 left: (subscript_expression index: (identifier)) @name
+                 right: [(function_expression) (arrow_function) (call_expression)]))))]))
+    (#match? @_each "(^|\\.)(forEach|each)$")) @definition.function)
+(program
+  (expression_statement
+    (call_expression
+      function: [(identifier) (member_expression)] @_each
+      arguments: (arguments . (array (string (string_fragment) @key))))
+    (#match? @_each "(^|\\.)(forEach|each)$")) @definition.function)
+(program
+  (for_in_statement
+    right: (_) @_list
+    body: (statement_block
+      (expression_statement
+        (assignment_expression
+          left: (subscript_expression index: (identifier)) @name
+          right: [(function_expression) (arrow_function) (call_expression)])))) @definition.function)
+(program
+  (for_in_statement right: (array (string (string_fragment) @key))) @definition.function)
+
+; node-delegates: delegate(proto, 'response').method('redirect').access('body')... makes
+; `redirect` and `body` members of the exported object: qualified by the file's base
+; name (`context.redirect` in lib/context.js); `@member` names count for a container.
+(program
+  (expression_statement
+    (call_expression) @_chain @filename
+    (#match? @_chain "^delegate\\s*\\(")) @definition.class)
+(call_expression
+  function: (member_expression object: (call_expression) property: (property_identifier) @_verb)
+  arguments: (arguments . (string (string_fragment) @member))
+  (#any-of? @_verb "method" "access" "getter" "setter" "fluent"))
+
+; ---- exported objects: qualified by the file's base name (lib/request.js -> request) ----
+;
+; module.exports = {...}; const proto = module.exports = {...}; export default {...};
+; and X.prototype = {...} (qualified by X).
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression) @_exports @filename
+      right: (object) @body)
+    (#eq? @_exports "module.exports")) @definition.class)
+(program
+  (lexical_declaration
+    (variable_declarator
+      value: (assignment_expression
+        left: (member_expression) @_exports @filename
+        right: (object) @body))
+    (#eq? @_exports "module.exports")) @definition.class)
+(program
+  (variable_declaration
+    (variable_declarator
+      value: (assignment_expression
+        left: (member_expression) @_exports @filename
+        right: (object) @body))
+    (#eq? @_exports "module.exports")) @definition.class)
+(program (export_statement value: (object) @body @filename) @definition.class)
+; An anonymous default export is named by the file too: `export default class extends
+; Base {…}` in src/router.ts is `router` (members `router.run`); `export default
+; function (req) {…}` and `export default (req) => {…}` in src/handler.ts are `handler`.
+(program
+  (export_statement value: (class !name body: (class_body) @body) @filename) @definition.class)
+(program
+  (export_statement
+    value: [(function_expression !name) (arrow_function body: (statement_block))] @filename)
+  @definition.function)
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier) @_prototype) @name
+      right: (object) @body)
+    (#eq? @_prototype "prototype")) @definition.class)
+
+; Their members: methods, getters and setters by name, function-valued properties;
+; other properties are names only.
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression) @_exports
+      right: (object
+        [(method_definition
+           name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+         (pair
+           key: [(property_identifier) @name (string (string_fragment) @name)]
+           value: [(function_expression) (arrow_function) (generator_function)]) @definition.method
+         (pair key: [(property_identifier) @name (string (string_fragment) @name)]) @definition.field]))
+    (#match? @_exports "^module\\.exports$|\\.prototype$")))
+(program
+  [(lexical_declaration
+     (variable_declarator
+       value: (assignment_expression
+         left: (member_expression) @_exports
+         right: (object
+           [(method_definition
+              name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+            (pair
+              key: [(property_identifier) @name (string (string_fragment) @name)]
+              value: [(function_expression) (arrow_function) (generator_function)]) @definition.method
+            (pair key: [(property_identifier) @name (string (string_fragment) @name)]) @definition.field]))))
+   (variable_declaration
+     (variable_declarator
+       value: (assignment_expression
+         left: (member_expression) @_exports
+         right: (object
+           [(method_definition
+              name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+            (pair
+              key: [(property_identifier) @name (string (string_fragment) @name)]
+              value: [(function_expression) (arrow_function) (generator_function)]) @definition.method
+            (pair key: [(property_identifier) @name (string (string_fragment) @name)]) @definition.field]))))]
+  (#eq? @_exports "module.exports"))
+(program
+  (export_statement
+    value: (object
+      [(method_definition
+         name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+       (pair
+         key: [(property_identifier) @name (string (string_fragment) @name)]
+         value: [(function_expression) (arrow_function) (generator_function)]) @definition.method
+       (pair key: [(property_identifier) @name (string (string_fragment) @name)]) @definition.field])))
+
+; A module-level object literal with function members, `const defaults = { validateStatus:
+; function validateStatus(status) {...} }`: a container named by its variable, holding
+; `defaults.validateStatus` (its other properties are left alone).
+(program
+  [(lexical_declaration
+     (variable_declarator
+       name: (identifier) @name
+       value: (object
+         [(method_definition) (pair value: [(function_expression) (arrow_function) (generator_function)])]) @body))
+   (variable_declaration
+     (variable_declarator
+       name: (identifier) @name
+       value: (object
+         [(method_definition) (pair value: [(function_expression) (arrow_function) (generator_function)])]) @body))
+  ] @definition.class)
+(program
+  (export_statement
+    (lexical_declaration
+      (variable_declarator
+        name: (identifier) @name
+        value: (object
+          [(method_definition) (pair value: [(function_expression) (arrow_function) (generator_function)])]) @body)) @definition.class))
+(program
+  [(lexical_declaration
+     (variable_declarator name: (identifier) value: (object [(method_definition
+           name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+         (pair
+           key: [(property_identifier) @name (string (string_fragment) @name)]
+           value: [(function_expression) (arrow_function) (generator_function)]) @definition.method])))
+   (variable_declaration
+     (variable_declarator name: (identifier) value: (object [(method_definition
+           name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+         (pair
+           key: [(property_identifier) @name (string (string_fragment) @name)]
+           value: [(function_expression) (arrow_function) (generator_function)]) @definition.method])))
+   (export_statement
+     (lexical_declaration
+       (variable_declarator name: (identifier) value: (object [(method_definition
+           name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+         (pair
+           key: [(property_identifier) @name (string (string_fragment) @name)]
+           value: [(function_expression) (arrow_function) (generator_function)]) @definition.method]))))])
+
+; Members mixed into a constructor by a top-level call, Object.assign(X.prototype, {...}),
+; utils.inherits(AxiosError, Error, { toJSON: function toJSON() {...} }), _.extend(X, {...}):
+; `X.m`. The call is an `impl`: it defines its members, not X.
+(program
+  (expression_statement
+    (call_expression
+      function: [(identifier) (member_expression)] @_mixin
+      arguments: (arguments
+        . [(identifier) (member_expression)] @name
+        (object
+          [(method_definition) (pair value: [(function_expression) (arrow_function) (generator_function)])]) @body))
+    (#match? @_mixin "(^|\\.)(assign|inherits|extend|mixin)$")) @definition.impl)
+(program
+  (expression_statement
+    (call_expression
+      function: [(identifier) (member_expression)] @_mixin
+      arguments: (arguments
+        . [(identifier) (member_expression)]
+        (object [(method_definition
+             name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+           (pair
+             key: [(property_identifier) @name (string (string_fragment) @name)]
+             value: [(function_expression) (arrow_function) (generator_function)]) @definition.method])))
+    (#match? @_mixin "(^|\\.)(assign|inherits|extend|mixin)$")))
+
+; export default cond && function httpAdapter(config) {...}: by the function's name.
+(program
+  (export_statement
+    value: [(function_expression name: (identifier) @name)
+            (binary_expression right: (function_expression name: (identifier) @name))]) @definition.function)
+
+; ---- tests written as calls: named by their title, verbatim (never qualified) ----
+;
+; describe("…", () => {...}) and its kin are containers; it("…")/test("…") functions.
+; Also describe.only(…), it.skip(…), test.each(table)("…", fn).
+(expression_statement
+  (call_expression
+    function: [(identifier) @_suite
+               (member_expression object: (identifier) @_suite)
+               (call_expression function: (member_expression object: (identifier) @_suite))]
+    arguments: (arguments
+      . [(string) (template_string)] @title
+      [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))
+  (#any-of? @_suite "describe" "context" "suite" "fdescribe" "xdescribe")) @definition.module
+(expression_statement
+  (call_expression
+    function: [(identifier) @_test
+               (member_expression object: (identifier) @_test)
+               (call_expression function: (member_expression object: (identifier) @_test))]
+    arguments: (arguments
+      . [(string) (template_string)] @title
+      [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))
+  (#any-of? @_test "it" "test" "specify" "fit" "xit" "xtest" "bench")) @definition.function
