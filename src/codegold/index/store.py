@@ -324,12 +324,7 @@ class ChunkTable(Sequence[IndexedChunk]):
                 at = low.find(needle, int(ends[row]))
 
         found: list[Iterator[int]] = [matches(phrase.encode())]
-        # the two characters whose str.lower() holds ASCII: U+0130 -> "i" + U+0307 (so
-        # only a phrase ending in "i" can match through it) and the Kelvin sign -> "k"
-        if phrase.endswith("i"):
-            found.append(iter(self._rows_holding("\u0130")))
-        if "k" in phrase:
-            found.append(iter(self._rows_holding("\u212a")))
+        found += [iter(self._rows_holding(char)) for char in _lowering_into(phrase)]
         candidates = heapq.merge(*found)
         rows: list[int] = []
         for row in candidates:
@@ -345,11 +340,7 @@ class ChunkTable(Sequence[IndexedChunk]):
         is worth decoding (they hold the phrase, or one of the characters whose
         ``str.lower()`` holds ASCII), and only such a row is decoded and checked."""
         needle = phrase.encode()
-        odd = []
-        if phrase.endswith("i"):
-            odd.append("\u0130".encode())
-        if "k" in phrase:
-            odd.append("\u212a".encode())
+        odd = [char.encode() for char in _lowering_into(phrase)]
         found: list[int] = []
         for row in rows:
             if len(found) >= limit:
@@ -373,6 +364,20 @@ class ChunkTable(Sequence[IndexedChunk]):
 
 
 _CHUNK_DECODER = msgspec.msgpack.Decoder(IndexedChunk)
+
+
+def _lowering_into(phrase: str) -> list[str]:
+    """The characters outside ASCII whose ``str.lower()`` can make part of the ASCII
+    ``phrase``: U+0130 lowers to "i" + U+0307 (so only a phrase ending in "i" can match
+    through it) and the Kelvin sign to "k". A text holding the phrase once lowered holds
+    it in its stored bytes lowered as ASCII, or holds one of these."""
+    odd = []
+    if phrase.endswith("i"):
+        odd.append("\u0130")
+    if "k" in phrase:
+        odd.append("\u212a")
+    return odd
+
 
 #: Runs of word characters in a phrase, as the tokenizer's word pattern sees them, and
 #: the runs that are one whole word to it (a letter then letters and digits, or digits).
