@@ -12,7 +12,8 @@ import pytest
 from codegold.corpus.git import GitRepo
 from codegold.corpus.policy import PathPolicy
 from codegold.index import build as build_module
-from codegold.index.build import BuildOptions, _array_header, build_index
+from codegold.index._msgpack import array_header, map_header
+from codegold.index.build import BuildOptions, build_index
 from codegold.index.lexical import BM25Builder, TermCounts, merge_term_counts
 from codegold.index.store import IndexedChunk, open_index
 from codegold.index.symbols import TABLES, KeyPostings, SymbolTable, chunk_keys
@@ -182,10 +183,11 @@ def test_spliced_chunk_arrays_have_msgspecs_header(n: int) -> None:
         "source",
         "d",
     )
-    assert msgspec.msgpack.encode([chunk] * n).startswith(_array_header(n))
-    assert len(msgspec.msgpack.encode([chunk] * n)) == len(_array_header(n)) + n * len(
+    assert msgspec.msgpack.encode([chunk] * n).startswith(array_header(n))
+    assert len(msgspec.msgpack.encode([chunk] * n)) == len(array_header(n)) + n * len(
         msgspec.msgpack.encode(chunk)
     )
+    assert msgspec.msgpack.encode({str(i): 0 for i in range(n)}).startswith(map_header(n))
 
 
 def test_merged_whole_file_index_equals_the_streaming_builder() -> None:

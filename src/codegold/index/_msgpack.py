@@ -4,6 +4,8 @@ The symbol table holds a few hundred thousand names and millions of rows; making
 Python list per name only for msgspec to encode it again cost most of its build.
 :func:`encode_row_lists` writes the same bytes ``msgspec.msgpack.encode`` writes for
 that dict, from the sorted names, each name's row count and the rows end to end.
+:func:`array_header` and :func:`map_header` are the container headers msgspec writes,
+for code that splices encoded items itself.
 """
 
 from __future__ import annotations
@@ -57,12 +59,23 @@ def _str_sizes(keys: Sequence[str]) -> npt.NDArray[np.int64]:
     return lengths + header
 
 
-def _map_header(n: int) -> bytes:
+def _container_header(n: int, fix: int, tag16: bytes, tag32: bytes) -> bytes:
+    """The header of a msgpack array or map of ``n`` items, in msgspec's shortest form."""
     if n < 16:
-        return bytes([0x80 | n])
+        return bytes([fix | n])
     if n < 1 << 16:
-        return b"\xde" + n.to_bytes(2, "big")
-    return b"\xdf" + n.to_bytes(4, "big")
+        return tag16 + n.to_bytes(2, "big")
+    return tag32 + n.to_bytes(4, "big")
+
+
+def array_header(n: int) -> bytes:
+    """The header msgspec writes for an array of ``n`` items."""
+    return _container_header(n, 0x90, b"\xdc", b"\xdd")
+
+
+def map_header(n: int) -> bytes:
+    """The header msgspec writes for a map of ``n`` items."""
+    return _container_header(n, 0x80, b"\xde", b"\xdf")
 
 
 def encode_row_lists(
@@ -71,7 +84,7 @@ def encode_row_lists(
     """``msgspec.msgpack.encode(dict(zip(keys, lists)))`` where ``lists`` are ``rows``
     cut into runs of ``counts`` (rows non-negative, below 2**31)."""
     if not len(keys):
-        return _map_header(0)
+        return map_header(0)
     key_sizes = _str_sizes(keys)
     key_blob = msgspec.msgpack.encode(list(keys))
     key_blob = key_blob[len(key_blob) - int(key_sizes.sum()) :]  # its array header off
@@ -79,7 +92,7 @@ def encode_row_lists(
     ints, int_sizes = _write(rows.astype(np.int64), 0x00, 128, (0xCC, 0xCD, 0xCE))
     int_bytes = _run_sizes(int_sizes, counts)
     seg = key_sizes + header_sizes + int_bytes
-    head = _map_header(len(keys))
+    head = map_header(len(keys))
     start = offsets(seg) + len(head)
     out = np.empty(len(head) + int(seg.sum()), dtype=_U8)
     out[: len(head)] = np.frombuffer(head, dtype=_U8)

@@ -28,6 +28,7 @@ from codegold.corpus.git import GitRepo
 from codegold.corpus.inventory import build_inventory
 from codegold.corpus.model import FileRole, FileStatus, InventoryEntry
 from codegold.corpus.policy import PathPolicy
+from codegold.index._msgpack import array_header
 from codegold.index.cache import BuildCache
 from codegold.index.lexical import (
     IndexMerger,
@@ -198,15 +199,6 @@ def _document_counts(chunk: IndexedChunk, path: Sequence[str]) -> Counter[str]:
     return Counter(chain(chain.from_iterable(map(_WORDS.__getitem__, words)), path))
 
 
-def _array_header(n: int) -> bytes:
-    """The msgpack header of an array of ``n`` items, as msgspec writes it."""
-    if n < 16:
-        return bytes([0x90 | n])
-    if n < 1 << 16:
-        return b"\xdc" + n.to_bytes(2, "big")
-    return b"\xdd" + n.to_bytes(4, "big")
-
-
 def _work(payload: bytes) -> bytes:
     """Process-pool worker: chunk, tokenize and count one batch of files."""
     with _no_gc():
@@ -260,7 +252,7 @@ def _chunk_job(job: _FileJob, config: ChunkerConfig, version: str) -> bytes:
     lexical = TermCounts.of(docs)
     keys = [chunk_keys(_names(c), c.references) for c in chunks]
     record = _FileRecord(
-        chunks=encoded[len(_array_header(len(chunks))) :],
+        chunks=encoded[len(array_header(len(chunks))) :],
         n_chunks=len(chunks),
         parse_ok=result.parse_ok,
         lexical=lexical,
@@ -421,7 +413,7 @@ def _build_into(
         write_json_atomic(folder / FILE_LEXICAL / "files.json", assembly.file_order, pretty=False)
         (folder / "symbols.msgpack").write_bytes(assembly.symbols.encoded())
         with (folder / "chunks.msgpack").open("wb") as handle:
-            handle.write(_array_header(n_rows))
+            handle.write(array_header(n_rows))
             handle.writelines(assembly.chunks)
         del assembly
         signals = ["lexical", "symbols"]
