@@ -154,9 +154,8 @@ def test_the_fixed_file_comes_first_and_tests_and_docs_are_demoted(tmp_path: Pat
         "durations/parser.py",
     }
     assert demoted[0] == "durations/parser.py"
-    # one chunk per file until every ranked file has had its best chunk
-    head = [c.file for c in attempt.ranked[: len(files)]]
-    assert head == files
+    # a file's best chunk comes before any chunk of the files ranked below it
+    assert list(dict.fromkeys(c.file for c in attempt.ranked)) == files
     scores = [c.score for c in attempt.ranked]
     assert scores == sorted(scores, reverse=True)
     assert attempt.debug["analysis"]["queryClass"] == "issue_report"
@@ -401,3 +400,69 @@ def test_whole_file_bm25_of_the_report_as_written_is_a_signal(tmp_path: Path) ->
     )
     assert [p for p, _ in issue.rank_files(on, alone)] == expected
     assert on[expected[0]].plain == max(e.plain for e in on.values()) > 0
+
+
+HANDLER = """import time
+
+
+def next_rotation(timezone):
+    # midnight of the next day, in the handler's timezone
+    return time.mktime(time.localtime()) + 86400
+
+
+ROTATION_ERROR = "the rotating handler could not rotate the file at midnight in the timezone"
+
+
+def rotate(path):
+    # rotate the file at midnight: rename it with the date of the rotation
+    return path + time.strftime("%Y-%m-%d")
+"""
+
+UTILS = """def midnight_of(day):
+    return day
+
+
+def rename_file(path, name):
+    return name
+"""
+
+ROTATION_REPORT = """The rotating handler rotates at the wrong midnight
+
+I pass a timezone to the rotating handler but the file rotation happens at midnight UTC:
+the next rotation of the file ignores the timezone, and the rotate step renames the
+file with the wrong date.
+"""
+
+
+def test_a_file_far_ahead_shows_its_next_chunks_before_the_next_files_best(
+    tmp_path: Path,
+) -> None:
+    repo, (sha,) = make_repo(tmp_path / "r", [{"logs/handler.py": HANDLER, "logs/utils.py": UTILS}])
+    root = tmp_path / "idx"
+    with GitRepo(repo) as git:
+        build_index(git, sha, root, policy=PathPolicy())
+        index = open_index(root, sha)
+    default = HybridRetriever(index).retrieve(ROTATION_REPORT, case_id="c", attempt_id="a")
+    one_each = HybridRetriever(index, RetrieverConfig(issue_chunk_share=0.0)).retrieve(
+        ROTATION_REPORT, case_id="c", attempt_id="a"
+    )
+    # the same files in the same order either way
+    files = ["logs/handler.py", "logs/utils.py"]
+    assert list(dict.fromkeys(c.file for c in default.ranked)) == files
+    assert list(dict.fromkeys(c.file for c in one_each.ranked)) == files
+    # one each: the second file's best chunk right after the first file's
+    assert [c.file for c in one_each.ranked[:2]] == files
+    # by default the first file, far ahead, shows its functions before the second file
+    head = [(c.file, c.symbol) for c in default.ranked[:2]]
+    assert head == [("logs/handler.py", "rotate"), ("logs/handler.py", "next_rotation")]
+    scores = [c.score for c in default.ranked]
+    assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores)
+    # the one-line constant holding the report's words scores second by its words
+    # alone, but a line of glue is shown after the code that acts
+    constant = ("logs/handler.py", 9)
+    glue = HybridRetriever(index, RetrieverConfig(thin_factor=1.0)).retrieve(
+        ROTATION_REPORT, case_id="c", attempt_id="a"
+    )
+    assert (glue.ranked[1].file, glue.ranked[1].start_line) == constant
+    shown = [(c.file, c.start_line) for c in default.ranked]
+    assert shown.index(constant) > shown.index(("logs/utils.py", 5))

@@ -156,7 +156,10 @@ class RetrieverConfig:
     issue_test_factor: float = 0.3
     issue_docs_factor: float = 0.3
     issue_other_factor: float = 0.3
-    issue_chunks_per_file: int = 2
+    issue_chunks_per_file: int = 3
+    # a file's next chunks score its score times (chunk / its best chunk) ** share, so a
+    # file far ahead shows more of itself before the next file's best (0: one each)
+    issue_chunk_share: float = 3.0
     issue_clean: bool = True  # drop template headings, checklists, version listings, URLs
     issue_title_weight: float = 3.0
     issue_name_weight: float = 0.75

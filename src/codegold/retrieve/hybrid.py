@@ -477,7 +477,9 @@ class HybridRetriever:
         cfg = self.config
         evidence, _ = issue.gather(self.index, analysis, cfg)
         files = issue.rank_files(evidence, cfg)
-        ranked = issue.chunk_order(self.index, files, evidence, cfg.depth)
+        ranked = issue.chunk_order(
+            self.index, files, evidence, cfg.depth, share=cfg.issue_chunk_share
+        )
         file_rank = {path: (n, score) for n, (path, score) in enumerate(files, start=1)}
         explanations: dict[int, Explanation] = {}
         for row, score in ranked:

@@ -17,6 +17,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -41,7 +42,8 @@ class FileEvidence:
     definition: float = 0.0  # defines identifiers the report writes as code
     name: float = 0.0  # idf-weighted share of the file's name the report's words cover
     role: str = "source"
-    best_rows: list[int] = field(default_factory=list)
+    best_rows: list[int] = field(default_factory=list)  # the chunks to show, best first
+    row_scores: list[float] = field(default_factory=list)  # their scores as shown
 
     def as_dict(self) -> dict[str, float | str]:
         return {
@@ -281,6 +283,17 @@ def _module_files(dotted: str, files: dict[str, int]) -> list[str]:
 
 
 _TOP_KEPT = 8
+#: A file's chunks considered for showing (its best by lexical score).
+_SHOWN_FROM = 12
+
+
+def _shape(chunk: Any, cfg: RetrieverConfig) -> float:
+    """How much a chunk's lexical score counts when choosing which of a file's chunks
+    to show: a line or two of module glue (an import, one long constant) less than
+    the code that acts, as in question ranking."""
+    if chunk.kind == "module" and chunk.end_line - chunk.start_line < 2:
+        return cfg.thin_factor
+    return 1.0
 
 
 def chunk_evidence(top_chunks: list[float], cfg: RetrieverConfig) -> float:
@@ -327,9 +340,14 @@ def gather(
     for path, rows in per_file.items():
         rows.sort(key=lambda r: (-float(chunk_scores[r]), r))
         e = ev(path)
-        e.best_rows = rows[: max(cfg.issue_chunks_per_file, 1)]
         e.top_chunks = [float(chunk_scores[r]) for r in rows[:_TOP_KEPT]]
         e.chunk = chunk_evidence(e.top_chunks, cfg)
+        shown = sorted(
+            ((float(chunk_scores[r]) * _shape(chunks[r], cfg), r) for r in rows[:_SHOWN_FROM]),
+            key=lambda sr: (-sr[0], sr[1]),
+        )[: max(cfg.issue_chunks_per_file, 1)]
+        e.best_rows = [r for _, r in shown]
+        e.row_scores = [score for score, _ in shown]
     wnz = np.flatnonzero(whole > 0)
     for row in wnz[np.argsort(-whole[wnz], kind="stable")][:500].tolist():
         ev(file_names[row]).whole = float(whole[row])
@@ -459,24 +477,30 @@ def chunk_order(
     ranking: list[tuple[str, float]],
     evidence: dict[str, FileEvidence],
     depth: int,
+    share: float = 0.0,
 ) -> list[tuple[int, float]]:
-    """Chunks for the ranked files: first each file's best chunk, files in order, then
-    each file's next chunk, so the distinct files come out in the file order."""
-    lists: list[tuple[list[int], float]] = []
-    for path, score in ranking[:depth]:
-        rows = evidence[path].best_rows or index.rows_by_file.get(path, [])[:1]
-        if rows:
-            lists.append((rows, score))
-    order: list[tuple[int, float]] = []
-    rounds = max((len(rows) for rows, _ in lists), default=0)
-    for i in range(rounds):
-        for rows, score in lists:
-            if i < len(rows) and len(order) < depth:
-                order.append((rows[i], score))
+    """Chunks for the ranked files. A file's best chunk scores as the file; its i-th
+    scores the file's score times the chunk's lexical score relative to the file's
+    best, raised to ``share`` (0: every file's best chunk first, files in order, then
+    each file's next chunk). The distinct files come out in the file order either way."""
+    entries: list[tuple[float, int, int, int]] = []  # score, file rank, i, row
+    for n, (path, score) in enumerate(ranking[:depth]):
+        e = evidence[path]
+        rows = e.best_rows or index.rows_by_file.get(path, [])[:1]
+        best = e.row_scores[0] if e.row_scores else 0.0
+        for i, row in enumerate(rows):
+            if i == 0:
+                entries.append((score, n, 0, row))
+            elif share > 0 and best > 0 and i < len(e.row_scores):
+                entries.append((score * (e.row_scores[i] / best) ** share, n, i, row))
+            else:
+                entries.append((-float(i), n, i, row))  # after every first chunk
+    entries.sort(key=lambda x: (-x[0], x[2], x[1]) if x[0] >= 0 else (1, x[2], x[1]))
+    order = [(row, score) for score, _, _, row in entries[:depth]]
     out: list[tuple[int, float]] = []
     for row, score in order:
         # scores fall strictly along the order, so a reader sorting by score agrees
-        if out and score >= out[-1][1]:
+        if out and (score >= out[-1][1] or score <= 0):
             score = out[-1][1] * 0.999
         out.append((row, score))
     return out
