@@ -100,7 +100,17 @@ __all__ = [
 #: a C function whose header is a macro call (``PHP_FUNCTION(strlen)``) is named by it.
 #: 11: a constant whose declaration the parser closed with an invented ``;`` names
 #: nothing (``JNIEXPORT jint`` before ``JNICALL Java_f(…) {`` no longer defines ``jint``).
-ALGORITHM_VERSION = "12"
+#: 12: a macro line is a declaration's type only in the first column, above a declarator
+#: that is no statement keyword.
+#: 13: JavaScript/TypeScript class values are containers (``module.exports = class App
+#: {…}`` is split when long; ``module.exports = exports = internals.Template = class {…}``
+#: is ``internals.Template``, members ``internals.Template.render``); a module-level
+#: ``const f = wrap((…) => {…})`` is a function; googletest ``TEST(Suite, Name)`` is
+#: ``Suite.Name``; Rust ``macro_rules!`` transcribers name the items they write with
+#: literal names (``Value.from``); Ruby ``X.class_eval do … end`` qualifies its methods;
+#: a Python, JavaScript, TypeScript, Go, Java or Rust file whose parse fails keeps the
+#: names the regex fallback finds in its windows (hono's ``src/types.ts``).
+ALGORITHM_VERSION = "13"
 
 
 def chunk_file(

@@ -483,6 +483,8 @@ class _File:
                 d.qnames = list(d.names)
                 continue
             self.qualify(d, parent)
+            if d.node.type == self.spec.macro_item_definitions and d.qnames:
+                d.qnames += [n for n in _macro_items(d.node, self.spec.name) if n not in d.qnames]
 
     def qualify(self, d: _Def, parent: _Def | None) -> None:
         """Name ``d`` by its nearest enclosing definition that is neither a namespace nor
@@ -990,6 +992,79 @@ class _File:
             self.emit_definition(d, max(cursor, self.attach_leading(d, cursor)))
             cursor = d.span_end + 1
         return list(self.build(definitions, captured))
+
+
+#: What a metavariable (``$ty``) reads as when a macro body is parsed as items: no name
+#: anyone writes, so a definition named by one is left out.
+_METAVARIABLE = "__codegold_metavariable_"
+
+
+def _transcribe(nodes: Sequence[Node], out: list[str]) -> None:
+    """The tokens of a macro transcriber with each repetition ``$( … ),*`` written once
+    and each metavariable replaced by a placeholder identifier."""
+    for node in nodes:
+        if node.type == "metavariable":
+            out.append(_METAVARIABLE + (node.text or b"").decode("utf-8", "replace")[1:])
+        elif node.type == "token_repetition":
+            inner = node.children
+            opened = next((i for i, c in enumerate(inner) if c.type == "("), None)
+            closed = max((i for i, c in enumerate(inner) if c.type == ")"), default=None)
+            if opened is not None and closed is not None and closed > opened:
+                _transcribe(inner[opened + 1 : closed], out)
+        elif node.child_count:
+            _transcribe(node.children, out)
+        elif node.text is not None:
+            out.append(node.text.decode("utf-8", "replace"))
+
+
+def _macro_items(node: Node, language: str) -> list[str]:
+    """Names of the items a ``macro_rules!`` writes with literal names: free functions,
+    structs, enums and traits bare, methods of an ``impl`` of a named type ``Type.method``
+    (a type or name given by a metavariable is none anyone writes, and a method outside
+    an impl has no type to be named by)."""
+    names: list[str] = []
+    for rule in node.named_children:
+        right = rule.child_by_field_name("right") if rule.type == "macro_rule" else None
+        if right is None or right.child_count < 2:
+            continue
+        tokens: list[str] = []
+        _transcribe(right.children[1:-1], tokens)
+        if not any(token in ("fn", "struct", "enum", "trait", "impl") for token in tokens):
+            continue
+        tree = _parser(language).parse(" ".join(tokens).encode("utf-8", "surrogatepass"))
+        for item in tree.root_node.named_children:
+            if item.type == "function_item" and _takes_self(item):
+                # A method written for whatever impl invokes the macro: no type to name.
+                continue
+            if item.type in ("function_item", "struct_item", "enum_item", "trait_item"):
+                _add_item_name(names, None, item.child_by_field_name("name"))
+            elif item.type == "impl_item":
+                owner = _base_type_name(item.child_by_field_name("type"))
+                body = item.child_by_field_name("body")
+                if owner is None or owner.startswith(_METAVARIABLE) or body is None:
+                    continue
+                for member in body.named_children:
+                    if member.type == "function_item":
+                        _add_item_name(names, owner, member.child_by_field_name("name"))
+    return names
+
+
+def _takes_self(function: Node) -> bool:
+    parameters = function.child_by_field_name("parameters")
+    return parameters is not None and any(
+        child.type == "self_parameter" for child in parameters.named_children
+    )
+
+
+def _add_item_name(names: list[str], owner: str | None, node: Node | None) -> None:
+    if node is None or node.text is None:
+        return
+    name = node.text.decode("utf-8", "replace")
+    if _METAVARIABLE in name or not re.fullmatch(r"\w+", name):
+        return
+    qualified = f"{owner}.{name}" if owner else name
+    if qualified not in names:
+        names.append(qualified)
 
 
 def _header_name(header: str, language: str) -> str | None:
