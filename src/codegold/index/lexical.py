@@ -6,9 +6,11 @@ vectorised adds: one slice of postings per query term.
 
 from __future__ import annotations
 
+import contextlib
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import chain
 from pathlib import Path
 from typing import Any, Protocol
@@ -17,6 +19,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from codegold.index.derived import read_derived, write_derived
 from codegold.index.strings import StringTable, check_ids, offsets
 
 
@@ -111,31 +114,135 @@ class BM25Index:
         (folder / "vocab.json").write_bytes(msgspec.json.encode(meta))
 
     @classmethod
-    def load(cls, folder: Path) -> BM25Index:
-        meta = msgspec.json.decode((folder / "vocab.json").read_bytes())
+    def load(cls, folder: Path, vocab_sha256: str | None = None) -> BM25Index:
+        """The index saved in ``folder``; ``vocab_sha256`` (the verified digest of its
+        ``vocab.json``) lets the sorted term list a previous load derived be reused."""
+        raw = (folder / "vocab.json").read_bytes()
+        meta = msgspec.json.decode(raw, type=_Meta)
+        indptr = np.load(folder / "indptr.npy")
         return cls(
-            _Vocab(meta["terms"]),
-            np.load(folder / "indptr.npy"),
+            _Vocab(raw, folder / SORTED_TERMS, vocab_sha256, size=len(indptr) - 1),
+            indptr,
             np.load(folder / "rows.npy", mmap_mode="r"),
             np.load(folder / "weights.npy", mmap_mode="r"),
-            int(meta["nDocs"]),
-            BM25Params(k1=float(meta["k1"]), b=float(meta["b"])),
+            meta.n_docs,
+            BM25Params(k1=float(meta.k1), b=float(meta.b)),
         )
 
 
-class _Vocab(Mapping[str, int]):
-    """Term -> id over the stored term list, without building a dict for a short query.
+class _Meta(msgspec.Struct, rename="camel"):
+    """vocab.json without its terms (they are decoded when first needed)."""
 
-    A process that looks up a few terms (one ``codegold search``) scans the list in C;
-    past :attr:`SCANS` lookups the dict is built once, as loading used to.
+    n_docs: int
+    k1: float
+    b: float
+
+
+class _Terms(msgspec.Struct):
+    terms: list[str]
+
+
+#: The vocabulary's terms in byte order, with their ids (derived on first use).
+SORTED_TERMS = "vocab.sorted"
+
+
+class _SortedTerms:
+    """Term -> id by binary search over the terms in UTF-8 byte order: the payload is
+    ``n`` (int64), the ids in that order (int64), where each term ends in the text
+    (int64), then the terms' text."""
+
+    def __init__(self, payload: memoryview) -> None:
+        if len(payload) < 8:
+            raise ValueError("sorted terms too short")
+        (n,) = payload[:8].cast("q")
+        self.n = int(n)
+        if not 0 <= self.n <= (len(payload) - 8) // 16:
+            raise ValueError("sorted terms do not hold their count")
+        self._ids = payload[8 : 8 + 8 * self.n].cast("q")
+        self._ends = payload[8 + 8 * self.n : 8 + 16 * self.n].cast("q")
+        self._text = payload[8 + 16 * self.n :]
+        if len(self._ends) != self.n or (self.n and self._ends[self.n - 1] != len(self._text)):
+            raise ValueError("sorted terms do not frame their text")
+
+    @staticmethod
+    def derive(terms: list[str]) -> bytes:
+        encoded = [t.encode() for t in terms]
+        order = sorted(range(len(encoded)), key=encoded.__getitem__)
+        ends = np.cumsum([len(encoded[i]) for i in order], dtype=np.int64)
+        return b"".join(
+            [
+                np.int64(len(order)).tobytes(),
+                np.asarray(order, dtype="<i8").tobytes(),
+                ends.astype("<i8").tobytes(),
+                b"".join(encoded[i] for i in order),
+            ]
+        )
+
+    def find(self, term: str) -> int | None:
+        key = term.encode()
+        ends, text = self._ends, self._text
+        lo, hi = 0, self.n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            start = ends[mid - 1] if mid else 0
+            probe = bytes(text[start : ends[mid]])
+            if probe < key:
+                lo = mid + 1
+            elif probe > key:
+                hi = mid
+            else:
+                return int(self._ids[mid])
+        return None
+
+
+class _Vocab(Mapping[str, int]):
+    """Term -> id over the stored vocabulary, without decoding it for a short query.
+
+    A process that looks up a few terms (one ``codegold search``) searches the sorted
+    term list a previous process derived (``vocab.sorted``; derived and kept now when
+    there is none); past :attr:`LOOKUPS` lookups the dict is built once, as loading
+    used to.
     """
 
-    SCANS = 24
+    LOOKUPS = 4096
 
-    def __init__(self, terms: list[str]) -> None:
-        self._terms = terms
+    def __init__(
+        self,
+        terms: list[str] | bytes,
+        sorted_path: Path | None = None,
+        sha256: str | None = None,
+        size: int | None = None,
+    ) -> None:
+        """``terms`` in id order, or the bytes of ``vocab.json`` holding them; only
+        the stored form, with its verified digest, is searched without the dict."""
+        self._raw = terms if isinstance(terms, bytes) else b""
+        self._terms_list = None if isinstance(terms, bytes) else terms
+        self._sorted_path = sorted_path
+        self._sha256 = sha256
+        self._size = size  # how many terms the stored form holds (from the postings)
         self._ids: dict[str, int] | None = None
-        self._scans = 0
+        # without the stored form's digest nothing is derived: the dict at once
+        self._lookups = 0 if isinstance(terms, bytes) and sha256 else self.LOOKUPS
+
+    @property
+    def _terms(self) -> list[str]:
+        if self._terms_list is None:
+            self._terms_list = msgspec.json.decode(self._raw, type=_Terms).terms
+        return self._terms_list
+
+    @cached_property
+    def _sorted(self) -> _SortedTerms:
+        path = self._sorted_path
+        payload = read_derived(path, self._sha256) if path else None
+        if payload is not None:
+            with contextlib.suppress(ValueError):
+                found = _SortedTerms(payload)
+                if found.n == self._size:
+                    return found
+        derived = _SortedTerms.derive(self._terms)
+        if path is not None:
+            write_derived(path, self._sha256, derived)
+        return _SortedTerms(memoryview(derived))
 
     def _dict(self) -> dict[str, int]:
         if self._ids is None:
@@ -143,12 +250,12 @@ class _Vocab(Mapping[str, int]):
         return self._ids
 
     def __getitem__(self, term: str) -> int:
-        if self._ids is None and self._scans < self.SCANS:
-            self._scans += 1
-            try:
-                return self._terms.index(term)
-            except ValueError:
-                raise KeyError(term) from None
+        if self._ids is None and self._lookups < self.LOOKUPS:
+            self._lookups += 1
+            found = self._sorted.find(term)
+            if found is None:
+                raise KeyError(term)
+            return found
         return self._dict()[term]
 
     def __contains__(self, term: object) -> bool:
@@ -158,6 +265,8 @@ class _Vocab(Mapping[str, int]):
         return iter(self._terms)
 
     def __len__(self) -> int:
+        if self._terms_list is None and self._size is not None:
+            return self._size
         return len(self._terms)
 
 

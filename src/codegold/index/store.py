@@ -25,9 +25,10 @@ time, which no one can set back. A file changed less than :data:`SETTLED_NS` bef
 it was checked is never stamped (file times tick coarsely, so a write in the same
 tick could hide), and a build whose folder cannot be written is hashed every time.
 
-Chunks are decoded row by row, when a row is first read: opening a build parses only
-the framing of ``chunks.msgpack`` (memory-mapped), and a search decodes the few
-hundred rows it ranks, not every chunk text of the index.
+Chunks are decoded row by row, when a row is first read: ``chunks.msgpack`` is
+memory-mapped, where each row ends is read from ``chunks.ends`` (derived from the
+table's framing by the first open, see :mod:`codegold.index.derived`), and a search
+decodes the few hundred rows it ranks, not every chunk text of the index.
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ from codegold._io import write_bytes_atomic, write_json_atomic
 from codegold._lines import split_lines
 from codegold.corpus.model import FileRole, FileStatus
 from codegold.errors import EnvironmentProblem, InputError
+from codegold.index._msgpack import array_header
+from codegold.index.derived import read_derived, write_derived
 from codegold.index.lexical import BM25Builder, BM25Index
 from codegold.index.manifest import IndexManifest
 from codegold.index.symbols import StoredSymbols, SymbolTable
@@ -67,6 +70,9 @@ MANIFEST = "manifest.json"
 VERIFIED = "verified.json"
 #: A file changed this recently when it was hashed is not stamped (racy timestamps).
 SETTLED_NS = 2_000_000_000
+#: The row ends of chunks.msgpack (little-endian int64), derived from its framing by
+#: the first search (see :mod:`codegold.index.derived`).
+CHUNK_ENDS = "chunks.ends"
 
 
 class DamagedIndex(EnvironmentProblem):
@@ -135,21 +141,22 @@ def _read_verified(folder: Path) -> dict[str, _Stamp]:
         return {}  # none yet, unreadable or damaged: everything is hashed again
 
 
-def verify_build(folder: Path) -> None:
-    """Check every file the manifest lists against its recorded size and digest.
+def verify_build(folder: Path) -> dict[str, FileDigest]:
+    """Check every file the manifest lists against its recorded size and digest, and
+    return those digests (none for an incomplete build).
 
     Sizes are checked every time; a file is hashed unless its stamp in
     ``verified.json`` shows it unchanged since its digest last matched.
     """
     raw = _read_manifest_bytes(folder)
     if raw is None:
-        return
+        return {}
     try:
         listed = msgspec.json.decode(raw, type=_ManifestFiles)
     except (msgspec.DecodeError, msgspec.ValidationError):
         raise DamagedIndex(folder, MANIFEST, "is not a valid manifest") from None
     if not listed.complete:
-        return
+        return {}
     if listed.files is None:
         raise DamagedIndex(folder, MANIFEST, "records no file digests (an older format)")
     known = _read_verified(folder)
@@ -182,6 +189,7 @@ def verify_build(folder: Path) -> None:
     if stamps != known:
         with contextlib.suppress(OSError):  # a read-only index: hashed again next time
             write_bytes_atomic(folder / VERIFIED, msgspec.json.encode(_Verified(stamps)))
+    return listed.files
 
 
 class IndexedChunk(msgspec.Struct, frozen=True, array_like=True):
@@ -217,34 +225,49 @@ CHUNKS = "chunks.msgpack"
 class ChunkTable(Sequence[IndexedChunk]):
     """The chunks of a build, each decoded when it is first read.
 
-    Opening parses only the framing of ``chunks.msgpack`` (one raw slice per row);
+    Opening reads only where each row of ``chunks.msgpack`` ends (derived from its
+    framing once, then kept in ``chunks.ends``);
     ``table[row]`` decodes that row once. Iterating decodes every row at once (C speed),
     for the callers that walk the whole index.
     """
 
-    def __init__(self, data: bytes | mmap.mmap, folder: Path) -> None:
+    def __init__(self, data: bytes | mmap.mmap, folder: Path, sha256: str | None = None) -> None:
         self._folder = folder
         self._data = data
-        try:
-            self._raw = msgspec.msgpack.decode(data, type=list[msgspec.Raw])
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise self._damaged(exc) from None
-        self._rows: list[IndexedChunk | None] = [None] * len(self._raw)
+        ends = _valid_ends(read_derived(folder / CHUNK_ENDS, sha256), len(data))
+        if ends is None:
+            try:
+                framing = msgspec.msgpack.decode(data, type=list[msgspec.Raw])
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                raise self._damaged(exc) from None
+            lengths = np.fromiter(map(len, framing), dtype=np.int64, count=len(framing))
+            ends = len(data) - int(lengths.sum()) + np.cumsum(lengths)
+            write_derived(folder / CHUNK_ENDS, sha256, ends.astype("<i8").tobytes())
+        self._ends = ends
+        self._first = len(array_header(len(ends)))  # where row 0 starts
+        self._view = memoryview(data)
+        self._rows: list[IndexedChunk | None] = [None] * len(ends)
         self._complete = False
 
     @classmethod
-    def open(cls, folder: Path) -> ChunkTable:
-        """The table of ``folder/chunks.msgpack``, memory-mapped read-only."""
+    def open(cls, folder: Path, sha256: str | None = None) -> ChunkTable:
+        """The table of ``folder/chunks.msgpack``, memory-mapped read-only; ``sha256``
+        (its verified digest) lets the row ends a previous open derived be reused."""
         with (folder / CHUNKS).open("rb") as handle:
             if os.fstat(handle.fileno()).st_size == 0:
                 return cls(b"", folder)
-            return cls(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ), folder)
+            return cls(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ), folder, sha256)
+
+    def _raw(self, row: int) -> memoryview:
+        """The stored bytes of ``row`` (one msgpack item)."""
+        start = int(self._ends[row - 1]) if row else self._first
+        return self._view[start : int(self._ends[row])]
 
     def _damaged(self, exc: Exception) -> DamagedIndex:
         return DamagedIndex(self._folder, CHUNKS, f"cannot be decoded ({type(exc).__name__})")
 
     def __len__(self) -> int:
-        return len(self._raw)
+        return len(self._ends)
 
     @property
     def decoded(self) -> int:
@@ -259,11 +282,13 @@ class ChunkTable(Sequence[IndexedChunk]):
 
     def __getitem__(self, index: int | slice) -> IndexedChunk | list[IndexedChunk]:
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self._raw)))]
+            return [self[i] for i in range(*index.indices(len(self._ends)))]
+        if index < 0:
+            index += len(self._rows)
         chunk = self._rows[index]
         if chunk is None:
             try:
-                chunk = _CHUNK_DECODER.decode(self._raw[index])
+                chunk = _CHUNK_DECODER.decode(self._raw(index))
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 raise self._damaged(exc) from None
             self._rows[index] = chunk
@@ -286,9 +311,7 @@ class ChunkTable(Sequence[IndexedChunk]):
     @cached_property
     def _lowered(self) -> tuple[bytes, npt.NDArray[np.int64]]:
         """The stored bytes with ASCII letters lowercased, and where each row ends."""
-        lengths = np.fromiter(map(len, self._raw), dtype=np.int64, count=len(self._raw))
-        ends = len(self._data) - int(lengths.sum()) + np.cumsum(lengths)
-        return bytes(self._data).lower(), ends
+        return bytes(self._data).lower(), self._ends
 
     def _rows_holding(self, char: str) -> list[int]:
         """Rows whose stored bytes hold ``char`` (a vectorised scan for its UTF-8 bytes:
@@ -300,7 +323,7 @@ class ChunkTable(Sequence[IndexedChunk]):
         for i, byte in enumerate(code[1:], start=1):
             at = at[data[at + i] == byte]
         rows = np.unique(np.searchsorted(ends, at, side="right"))
-        return [int(r) for r in rows if r < len(self._raw)]
+        return [int(r) for r in rows if r < len(self._ends)]
 
     def rows_containing(self, phrase: str, limit: int) -> list[int] | None:
         """Rows whose lowercased text contains ``phrase``, in row order, at most
@@ -312,7 +335,7 @@ class ChunkTable(Sequence[IndexedChunk]):
         if not phrase.isascii() or "\0" in phrase:
             return None
         low, ends = self._lowered
-        n = len(self._raw)
+        n = len(self._ends)
 
         def matches(needle: bytes) -> Iterator[int]:
             at = low.find(needle)
@@ -345,7 +368,7 @@ class ChunkTable(Sequence[IndexedChunk]):
         for row in rows:
             if len(found) >= limit:
                 break
-            raw = bytes(self._raw[row])
+            raw = bytes(self._raw(row))
             worth = needle in raw.lower() or any(o in raw for o in odd)
             if worth and phrase in self[row].text.lower():
                 found.append(row)
@@ -364,6 +387,20 @@ class ChunkTable(Sequence[IndexedChunk]):
 
 
 _CHUNK_DECODER = msgspec.msgpack.Decoder(IndexedChunk)
+
+
+def _valid_ends(payload: memoryview | None, size: int) -> npt.NDArray[np.int64] | None:
+    """Row ends read back from :data:`CHUNK_ENDS`, if they can frame a table of
+    ``size`` bytes (ascending, the last at its end, after the array header)."""
+    if payload is None or len(payload) % 8:
+        return None
+    ends = np.frombuffer(payload, dtype="<i8").astype(np.int64)
+    if not len(ends):
+        return None
+    first = len(array_header(len(ends)))
+    if int(ends[-1]) != size or int(ends[0]) <= first or np.any(np.diff(ends) <= 0):
+        return None
+    return ends
 
 
 def _lowering_into(phrase: str) -> list[str]:
@@ -513,6 +550,8 @@ class LoadedIndex:
     symbols: SymbolTable | StoredSymbols
     vectors: npt.NDArray[np.float32] | None
     config: dict[str, Any] = field(default_factory=dict)
+    #: the verified size and SHA-256 of each file of the build (from its manifest)
+    digests: dict[str, FileDigest] = field(default_factory=dict)
 
     @cached_property
     def inventory(self) -> list[StoredInventoryEntry]:
@@ -585,7 +624,7 @@ class LoadedIndex:
         folder = self.folder / FILE_LEXICAL
         if (folder / "files.json").exists():
             files = msgspec.json.decode((folder / "files.json").read_bytes(), type=list[str])
-            return BM25Index.load(folder), files
+            return BM25Index.load(folder, _sha(self.digests, f"{FILE_LEXICAL}/vocab.json")), files
         by_file: dict[str, list[str]] = {}
         for chunk in self.chunks:
             by_file.setdefault(chunk.file, []).extend(chunk_body_tokens(chunk))
@@ -676,15 +715,21 @@ def _damaged_by(folder: Path, file: str) -> Callable[[Exception], Exception]:
     return damaged
 
 
+def _sha(digests: dict[str, FileDigest], rel: str) -> str | None:
+    """The verified SHA-256 of a build's file ``rel`` (None: not listed)."""
+    found = digests.get(rel)
+    return found.sha256 if found else None
+
+
 def load_build(folder: Path) -> LoadedIndex:
     """A complete build, every file checked against its manifest before it is decoded."""
     manifest = read_manifest(folder)
     if manifest is None or not manifest.complete:
         raise InputError(f"index build {folder} is incomplete (no complete manifest)")
-    verify_build(folder)
+    digests = verify_build(folder)
     reading = CHUNKS
     try:
-        chunks = ChunkTable.open(folder)
+        chunks = ChunkTable.open(folder, _sha(digests, CHUNKS))
         vectors = None
         if (folder / "vectors.npy").exists():
             reading = "vectors.npy"
@@ -692,7 +737,7 @@ def load_build(folder: Path) -> LoadedIndex:
         reading = "build.json"
         config = msgspec.json.decode((folder / reading).read_bytes())
         reading = "lexical"
-        lexical = BM25Index.load(folder / reading)
+        lexical = BM25Index.load(folder / reading, _sha(digests, "lexical/vocab.json"))
         reading = "symbols.msgpack"
         symbols = SymbolTable.open(folder / reading, _damaged_by(folder, reading))
     except (OSError, ValueError, KeyError, msgspec.DecodeError, msgspec.ValidationError) as exc:
@@ -707,6 +752,7 @@ def load_build(folder: Path) -> LoadedIndex:
         symbols=symbols,
         vectors=vectors,
         config=config,
+        digests=digests,
     )
 
 

@@ -1,0 +1,143 @@
+"""Derived files: what the first search works out from a verified file of a build (the
+row ends of ``chunks.msgpack``, the BM25 vocabulary in byte order) is kept beside it,
+used by later opens only while that file is unchanged, and derived again when it is
+absent, stale, damaged or cannot be written. Every answer is the same either way."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from codegold.corpus.git import GitRepo
+from codegold.corpus.policy import PathPolicy
+from codegold.index._msgpack import array_header
+from codegold.index.build import build_index
+from codegold.index.derived import read_derived
+from codegold.index.lexical import SORTED_TERMS
+from codegold.index.store import CHUNK_ENDS, IndexedChunk, open_index
+from codegold.retrieve.hybrid import HybridRetriever
+from tests.corpus.gitfixture import make_repo
+
+SOURCE = {
+    f"src/pkg{i}/mod.py": (
+        f"def handler_{i}(request):\n    '''Handle request {i}: could not parse it.'''\n"
+        f"    return request\n\n\nclass Widget{i}:\n    def render(self):\n"
+        f"        return 'widget {i} failed to render'\n"
+    )
+    for i in range(15)
+}
+SOURCE["src/caf\u00e9.py"] = "def caf\u00e9():\n    return '\u00e9t\u00e9 na\u00efve'\n"
+QUERIES = ["handler_3", "why does the widget fail to render", '"could not parse" error']
+
+
+@pytest.fixture()
+def index(tmp_path: Path) -> tuple[Path, str]:
+    repo, (rev,) = make_repo(tmp_path / "repo", [SOURCE])
+    with GitRepo(repo) as git:
+        build_index(git, rev, tmp_path / "idx", policy=PathPolicy())
+    return tmp_path / "idx", rev
+
+
+def _folder(index: Path) -> Path:
+    (folder,) = (p for p in (index / "builds").iterdir() if not p.name.startswith("."))
+    return folder
+
+
+def _answers(index: Path, rev: str) -> list[list[tuple[str, float]]]:
+    loaded = open_index(index, rev)
+    retriever = HybridRetriever(loaded)
+    return [
+        [(loaded.chunks[row].chunk_id, score) for row, score in retriever.search(q).ranked]
+        for q in QUERIES
+    ]
+
+
+def _sha(folder: Path, rel: str) -> str:
+    return str(json.loads((folder / "manifest.json").read_text())["files"][rel]["sha256"])
+
+
+def test_the_first_open_derives_and_later_opens_reuse_the_same_answers(
+    index: tuple[Path, str],
+) -> None:
+    root, rev = index
+    folder = _folder(root)
+    assert not (folder / CHUNK_ENDS).exists()
+    first = _answers(root, rev)
+    assert all(first)
+    ends = (folder / CHUNK_ENDS).read_bytes()
+    terms = (folder / "lexical" / SORTED_TERMS).read_bytes()
+    assert ends.startswith(b"codegold derived 1 " + _sha(folder, "chunks.msgpack").encode())
+    assert terms.startswith(b"codegold derived 1 " + _sha(folder, "lexical/vocab.json").encode())
+    # the row ends are those of the framing
+    framing = msgspec.msgpack.decode(
+        (folder / "chunks.msgpack").read_bytes(), type=list[msgspec.Raw]
+    )
+    payload = read_derived(folder / CHUNK_ENDS, _sha(folder, "chunks.msgpack"))
+    assert payload is not None
+    stored = memoryview(payload).cast("q").tolist()
+    assert len(stored) == len(framing)
+    starts = [len(array_header(len(framing))), *stored[:-1]]
+    assert [end - start for start, end in zip(starts, stored, strict=True)] == [
+        len(r) for r in framing
+    ]
+    kept = [(folder / rel).stat().st_ino for rel in (CHUNK_ENDS, f"lexical/{SORTED_TERMS}")]
+    assert _answers(root, rev) == first
+    # reused, not written again (a rewrite is atomic: a new file)
+    assert [(folder / rel).stat().st_ino for rel in (CHUNK_ENDS, f"lexical/{SORTED_TERMS}")] == kept
+    assert (folder / CHUNK_ENDS).read_bytes() == ends
+    # every stored term is found at its id, and a term no chunk holds is not
+    loaded = open_index(root, rev)
+    vocab = loaded.lexical.vocab
+    stored_terms = json.loads((folder / "lexical" / "vocab.json").read_text())["terms"]
+    assert len(vocab) == len(stored_terms)
+    assert [vocab.get(t) for t in stored_terms] == list(range(len(stored_terms)))
+    assert vocab.get("xyzzy") is None and "xyzzy" not in vocab
+    assert loaded.chunks[len(loaded.chunks) - 1] == loaded.chunks[-1]
+    eager = msgspec.msgpack.decode(
+        (folder / "chunks.msgpack").read_bytes(), type=list[IndexedChunk]
+    )
+    assert [loaded.chunks[i] for i in range(len(eager))] == eager
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "stale",  # derived from other bytes (another build's file)
+        "truncated",
+        "unframed",  # the right head, rows that do not frame the table
+        "unwritable",  # a folder where the derived file cannot be written
+    ],
+)
+def test_a_derived_file_that_cannot_be_trusted_is_derived_again(
+    index: tuple[Path, str], damage: str
+) -> None:
+    root, rev = index
+    folder = _folder(root)
+    expected = _answers(root, rev)
+    for path, source in (
+        (folder / CHUNK_ENDS, "chunks.msgpack"),
+        (folder / "lexical" / SORTED_TERMS, "lexical/vocab.json"),
+    ):
+        good = path.read_bytes()
+        head = b"codegold derived 1 " + _sha(folder, source).encode() + b"\n"
+        if damage == "stale":
+            path.write_bytes(b"codegold derived 1 " + b"0" * 64 + b"\n" + good[len(head) :])
+        elif damage == "truncated":
+            path.write_bytes(good[: len(head) + 12])
+        elif damage == "unframed":
+            payload = bytearray(good[len(head) :])
+            payload[:8] = (999_999).to_bytes(8, "little")  # a count the rest does not hold
+            path.write_bytes(head + bytes(payload))
+        else:
+            path.unlink()
+            path.mkdir()
+        assert _answers(root, rev) == expected
+        if damage == "unwritable":
+            assert path.is_dir()
+            shutil.rmtree(path)
+        else:
+            assert path.read_bytes() == good  # derived again and kept
