@@ -16,9 +16,10 @@ from codegold.corpus.git import GitRepo
 from codegold.corpus.policy import PathPolicy
 from codegold.index._msgpack import array_header
 from codegold.index.build import build_index
-from codegold.index.derived import read_derived
+from codegold.index.derived import _head, read_derived
 from codegold.index.lexical import SORTED_TERMS
 from codegold.index.store import CHUNK_ENDS, IndexedChunk, open_index
+from codegold.index.symbols import SymbolTable
 from codegold.retrieve.hybrid import HybridRetriever
 from tests.corpus.gitfixture import make_repo
 
@@ -70,15 +71,17 @@ def test_the_first_open_derives_and_later_opens_reuse_the_same_answers(
     assert all(first)
     ends = (folder / CHUNK_ENDS).read_bytes()
     terms = (folder / "lexical" / SORTED_TERMS).read_bytes()
-    assert ends.startswith(b"codegold derived 1 " + _sha(folder, "chunks.msgpack").encode())
-    assert terms.startswith(b"codegold derived 1 " + _sha(folder, "lexical/vocab.json").encode())
+    assert ends.startswith(_head(_sha(folder, "chunks.msgpack")))
+    assert terms.startswith(_head(_sha(folder, "lexical/vocab.json")))
+    maps = sorted(p.name for p in folder.glob("symbols.*.sorted"))
+    assert "symbols.defs.sorted" in maps  # the symbol maps the queries consulted
     # the row ends are those of the framing
     framing = msgspec.msgpack.decode(
         (folder / "chunks.msgpack").read_bytes(), type=list[msgspec.Raw]
     )
     payload = read_derived(folder / CHUNK_ENDS, _sha(folder, "chunks.msgpack"))
     assert payload is not None
-    stored = memoryview(payload).cast("q").tolist()
+    stored = payload.cast("q").tolist()
     assert len(stored) == len(framing)
     starts = [len(array_header(len(framing))), *stored[:-1]]
     assert [end - start for start, end in zip(starts, stored, strict=True)] == [
@@ -97,6 +100,13 @@ def test_the_first_open_derives_and_later_opens_reuse_the_same_answers(
     assert [vocab.get(t) for t in stored_terms] == list(range(len(stored_terms)))
     assert vocab.get("xyzzy") is None and "xyzzy" not in vocab
     assert loaded.chunks[len(loaded.chunks) - 1] == loaded.chunks[-1]
+    # every name of every symbol map answers as the eagerly loaded table does
+    eager_symbols = SymbolTable.load(folder / "symbols.msgpack")
+    for table in ("defs", "defs_lower", "refs", "refs_norm"):
+        names: dict[str, list[int]] = getattr(eager_symbols, table)
+        assert names
+        assert {k: loaded.symbols._lookup(table, k) for k in names} == names
+        assert loaded.symbols._lookup(table, "no_such_name") == []
     eager = msgspec.msgpack.decode(
         (folder / "chunks.msgpack").read_bytes(), type=list[IndexedChunk]
     )
@@ -118,14 +128,17 @@ def test_a_derived_file_that_cannot_be_trusted_is_derived_again(
     root, rev = index
     folder = _folder(root)
     expected = _answers(root, rev)
-    for path, source in (
+    derived = [
         (folder / CHUNK_ENDS, "chunks.msgpack"),
         (folder / "lexical" / SORTED_TERMS, "lexical/vocab.json"),
-    ):
+        *((p, "symbols.msgpack") for p in sorted(folder.glob("symbols.*.sorted"))),
+    ]
+    assert len(derived) >= 3
+    for path, source in derived:
         good = path.read_bytes()
-        head = b"codegold derived 1 " + _sha(folder, source).encode() + b"\n"
+        head = _head(_sha(folder, source))
         if damage == "stale":
-            path.write_bytes(b"codegold derived 1 " + b"0" * 64 + b"\n" + good[len(head) :])
+            path.write_bytes(_head("0" * 64) + good[len(head) :])
         elif damage == "truncated":
             path.write_bytes(good[: len(head) + 12])
         elif damage == "unframed":

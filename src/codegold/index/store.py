@@ -739,7 +739,9 @@ def load_build(folder: Path) -> LoadedIndex:
         reading = "lexical"
         lexical = BM25Index.load(folder / reading, _sha(digests, "lexical/vocab.json"))
         reading = "symbols.msgpack"
-        symbols = SymbolTable.open(folder / reading, _damaged_by(folder, reading))
+        symbols = SymbolTable.open(
+            folder / reading, _damaged_by(folder, reading), _sha(digests, reading)
+        )
     except (OSError, ValueError, KeyError, msgspec.DecodeError, msgspec.ValidationError) as exc:
         # Digests matched, so the build was written wrong; still never a traceback.
         detail = exc.strerror if isinstance(exc, OSError) else type(exc).__name__
