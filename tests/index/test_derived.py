@@ -154,3 +154,45 @@ def test_a_derived_file_that_cannot_be_trusted_is_derived_again(
             shutil.rmtree(path)
         else:
             assert path.read_bytes() == good  # derived again and kept
+
+
+LOWER_PHRASES = [
+    "could not rise",
+    "k above",  # the Kelvin sign lowercases to an ASCII k
+    "zmi",  # U+0130 lowercases to i + U+0307
+    "temperature could not rise",
+    "could not rise above zero",
+    "raise valueerror('could",
+    "273 k above",
+    "could not open",
+    "not open:",
+    "def ",
+    "nothing at all here",
+]
+
+
+def test_a_large_tables_lowered_bytes_are_kept_and_answer_as_scanning_every_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codegold.index import store
+    from tests.index.test_lazy_store import PHRASES
+
+    monkeypatch.setattr(store, "_LOWER_KEPT", 0)  # every table counts as large
+    files = {**PHRASES, **{f"src/f{i}.py": f"def f{i}():\n    return {i}\n" for i in range(20)}}
+    repo, (rev,) = make_repo(tmp_path / "repo", [files])
+    with GitRepo(repo) as git:
+        build_index(git, rev, tmp_path / "idx", policy=PathPolicy())
+    folder = _folder(tmp_path / "idx")
+    eager = msgspec.msgpack.decode(
+        (folder / "chunks.msgpack").read_bytes(), type=list[IndexedChunk]
+    )
+    for phrase in LOWER_PHRASES:
+        for limit in (1, 200):
+            loaded = open_index(tmp_path / "idx", rev)  # a fresh process's view
+            want = [i for i, c in enumerate(eager) if phrase in c.text.lower()][:limit]
+            assert loaded.rows_containing(phrase, limit) == want, phrase
+    kept = (folder / store.CHUNK_LOWER).read_bytes()
+    assert (
+        kept
+        == _head(_sha(folder, "chunks.msgpack")) + (folder / "chunks.msgpack").read_bytes().lower()
+    )

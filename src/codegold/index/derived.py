@@ -1,6 +1,7 @@
 """Derived files of a build: what a search works out from a verified file of the build
-and keeps beside it for the next process (the row ends of ``chunks.msgpack``, a sorted
-term list for the BM25 vocabulary).
+and keeps beside it for the next process (the row ends of ``chunks.msgpack``, the BM25
+vocabulary and the symbol maps in byte order, a large chunk table lowercased for phrase
+search).
 
 They are not listed in the manifest (they are written after it, by whoever opened the
 build first). Each is headed by the SHA-256 of the file it was derived from, as the
@@ -28,9 +29,9 @@ def _head(source_sha256: str) -> bytes:
     return (_HEAD + source_sha256.encode()).ljust(95) + b"\n"
 
 
-def read_derived(path: Path, source_sha256: str | None) -> memoryview | None:
-    """The payload of ``path`` (memory-mapped, read-only) if it was derived from the
-    file whose (verified) SHA-256 is ``source_sha256``; None otherwise."""
+def read_derived_map(path: Path, source_sha256: str | None) -> tuple[mmap.mmap, int] | None:
+    """``path`` memory-mapped, read-only, and where its payload starts, if it was
+    derived from the file whose (verified) SHA-256 is ``source_sha256``; else None."""
     if source_sha256 is None:
         return None
     head = _head(source_sha256)
@@ -43,7 +44,14 @@ def read_derived(path: Path, source_sha256: str | None) -> memoryview | None:
         return None
     if data[: len(head)] != head:
         return None
-    return memoryview(data)[len(head) :]
+    return data, len(head)
+
+
+def read_derived(path: Path, source_sha256: str | None) -> memoryview | None:
+    """The payload of ``path`` (memory-mapped, read-only) if it was derived from the
+    file whose (verified) SHA-256 is ``source_sha256``; None otherwise."""
+    found = read_derived_map(path, source_sha256)
+    return None if found is None else memoryview(found[0])[found[1] :]
 
 
 def write_derived(path: Path, source_sha256: str | None, payload: bytes) -> None:
