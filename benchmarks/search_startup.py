@@ -11,10 +11,11 @@ the load on a shared machine falls on every command alike; each command's CPU ti
 core inflates only the latter. Bytecode caching is on in
 the children (an installed package has its ``.pyc`` files; ``PYTHONDONTWRITEBYTECODE``
 is dropped), and one warm-up round fills the page cache, the index's digest stamps
-(``verified.json``) and the files a first search derives (``chunks.ends``, the sorted
-vocabularies). ``--cold-verify`` also times searches that have to hash every file of
-the build again and derive those files (all removed before each of them): the first
-search after a build, or after any file of it changed.
+(``verified.json``) and the files a first search derives (``chunks.ends``,
+``chunks.lower``, the sorted vocabularies and symbol maps). ``--cold-verify`` also
+times searches that have to hash every file of the build again and derive those files
+(all removed before each of them): the first search after a build, or after any file
+of it changed.
 """
 
 from __future__ import annotations
@@ -90,9 +91,10 @@ def main(argv: list[str] | None = None) -> int:
         commands[f"search q{n}"] = [*search, q]
     # what the first search of a build writes: digest stamps, derived row ends and terms
     stamps = [
-        b / rel
+        p
         for b in _builds(args.index)
-        for rel in ("verified.json", "chunks.ends", "lexical/vocab.sorted", "files/vocab.sorted")
+        for pattern in ("verified.json", "chunks.ends", "chunks.lower", "*.sorted", "*/*.sorted")
+        for p in b.glob(pattern)
     ]
     if args.cold_verify:
         commands["search q1, hashing every file"] = [*search, queries[0]]
