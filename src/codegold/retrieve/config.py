@@ -150,12 +150,14 @@ class RetrieverConfig:
     issue_chunk_top: int = 2
     issue_code_weight: float = 1.0
     issue_frame_weight: float = 0.5
+    issue_last_frame_weight: float = 0.0  # the innermost frame in a source file, again
     issue_path_weight: float = 1.0
     issue_module_weight: float = 0.0
     issue_definition_weight: float = 0.0  # off: unstable under leave-one-repository-out
     issue_test_factor: float = 0.3
     issue_docs_factor: float = 0.3
     issue_other_factor: float = 0.3
+    issue_declaration_factor: float = 0.8  # headers, .d.ts, .pyi: they declare, others act
     issue_chunks_per_file: int = 3
     # a file's next chunks score its score times (chunk / its best chunk) ** share, so a
     # file far ahead shows more of itself before the next file's best (0: one each)

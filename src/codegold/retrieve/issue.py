@@ -37,6 +37,7 @@ class FileEvidence:
     whole: float = 0.0  # whole-file BM25
     plain: float = 0.0  # whole-file BM25 of the report as written (no cleaning, no weights)
     frame: float = 0.0  # a traceback frame lands in this file
+    last_frame: float = 0.0  # the innermost frame landing in a source file lands here
     path: float = 0.0  # the report names this path
     module: float = 0.0  # a dotted module name or import resolves to this file
     definition: float = 0.0  # defines identifiers the report writes as code
@@ -51,6 +52,7 @@ class FileEvidence:
             "whole": round(self.whole, 6),
             "plain": round(self.plain, 6),
             "frame": self.frame,
+            "last_frame": self.last_frame,
             "path": self.path,
             "module": self.module,
             "definition": round(self.definition, 6),
@@ -221,8 +223,14 @@ def _role_of(path: str, file_role: str, language: str | None, primary: str | Non
         return "other"
     if primary is not None and language != primary:
         return "foreign"
+    if _DECLARATION_FILE.search(path):
+        return "declaration"
     return "source"
 
+
+#: Files that declare what other files implement: C and C++ headers, TypeScript
+#: declaration files, Python stubs.
+_DECLARATION_FILE = re.compile(r"\.(?:h|hh|hpp|hxx|pyi)$|\.d\.[mc]?ts$")
 
 _PRIMARY: dict[str, str | None] = {}
 
@@ -356,10 +364,16 @@ def gather(
         pnz = np.flatnonzero(plain > 0)
         for row in pnz[np.argsort(-plain[pnz], kind="stable")][:500].tolist():
             ev(file_names[row]).plain = float(plain[row])
+    innermost: str | None = None
     for path, _func in analysis.frames:
         hit = _suffix_match(path, file_row)
         if hit is not None:
-            ev(hit).frame = 1.0
+            e = ev(hit)
+            e.frame = 1.0
+            if e.role in ("source", "declaration"):
+                innermost = hit  # frames run outermost first: the last one wins
+    if innermost is not None:
+        ev(innermost).last_frame = 1.0
     url_paths = [p for m in _URL.finditer(analysis.raw) for p in _URL_PATH.findall(m.group(0))]
     for path in [*analysis.paths, *url_paths]:
         hit = _suffix_match(path, file_row)
@@ -455,6 +469,7 @@ def rank_files(evidence: dict[str, FileEvidence], cfg: RetrieverConfig) -> list[
             cfg.issue_chunk_weight * e.chunk / best_chunk
             + cfg.issue_file_weight * e.whole / best_whole
             + cfg.issue_frame_weight * e.frame
+            + cfg.issue_last_frame_weight * e.last_frame
             + cfg.issue_path_weight * e.path
             + cfg.issue_module_weight * e.module
             + cfg.issue_definition_weight * e.definition / best_def
@@ -467,6 +482,8 @@ def rank_files(evidence: dict[str, FileEvidence], cfg: RetrieverConfig) -> list[
             score *= cfg.issue_docs_factor
         elif e.role in ("other", "foreign"):
             score *= cfg.issue_other_factor
+        elif e.role == "declaration":
+            score *= cfg.issue_declaration_factor
         scored.append((path, score))
     scored.sort(key=lambda fs: (-fs[1], fs[0]))
     return scored
