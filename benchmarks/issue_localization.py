@@ -267,7 +267,7 @@ def _chunker_of(root: Path, build_id: str) -> str:
     return str(manifest.get("chunkerVersion", "?"))
 
 
-_SIGNALS = ("whole", "frame", "path", "module", "definition", "name", "plain", "last_frame")
+_SIGNALS = ("whole", "frame", "path", "module", "definition", "name", "plain")
 _ROLES = ("source", "test", "docs", "other", "foreign", "declaration")
 
 
@@ -329,7 +329,6 @@ def _grid_scores(v: dict[str, Any], cfg: RetrieverConfig) -> np.ndarray:
         cfg.issue_definition_weight,
         cfg.issue_name_weight,
         cfg.issue_plain_weight,
-        cfg.issue_last_frame_weight,
     )
     normalised = (0, 4, 6)  # divided by the case's best (the others are 0..1 already)
     total = cfg.issue_chunk_weight * chunk / (chunk.max() or 1.0)

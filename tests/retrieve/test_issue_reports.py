@@ -468,38 +468,6 @@ def test_a_file_far_ahead_shows_its_next_chunks_before_the_next_files_best(
     assert shown.index(constant) > shown.index(("logs/utils.py", 5))
 
 
-NESTED_TRACE = """format_duration fails on a negative number
-
-```
-Traceback (most recent call last):
-  File "/home/me/run.py", line 3, in <module>
-    report(-5)
-  File "/srv/app/durations/format.py", line 4, in format_duration
-    hours, rest = divmod(seconds, 3600)
-  File "/srv/app/durations/parser.py", line 21, in parse_duration
-    total += value * UNITS[unit]
-  File "/srv/app/tests/test_parser.py", line 5, in test_parse_duration_hours_minutes
-    assert parse_duration("1h30m") == 5400
-KeyError: '-'
-```
-"""
-
-
-def test_the_innermost_frame_in_a_source_file_is_a_signal_of_its_own(tmp_path: Path) -> None:
-    repo, sha = _repo(tmp_path)
-    root = tmp_path / "idx"
-    with GitRepo(repo) as git:
-        build_index(git, sha, root, policy=PathPolicy())
-        index = open_index(root, sha)
-    evidence, _ = issue.gather(index, analyze(NESTED_TRACE), RetrieverConfig())
-    framed = {p for p, e in evidence.items() if e.frame}
-    assert framed == {"durations/format.py", "durations/parser.py", "tests/test_parser.py"}
-    # frames run outermost first; the last one in a test file does not count
-    assert {p for p, e in evidence.items() if e.last_frame} == {"durations/parser.py"}
-    weighted = RetrieverConfig(issue_last_frame_weight=5.0)
-    assert issue.rank_files(evidence, weighted)[0][0] == "durations/parser.py"
-
-
 PARSE_H = """#ifndef PARSE_H
 #define PARSE_H
 /* parse_number: parse a number from text; trailing garbage after the number is an

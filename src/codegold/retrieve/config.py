@@ -150,7 +150,6 @@ class RetrieverConfig:
     issue_chunk_top: int = 2
     issue_code_weight: float = 1.0
     issue_frame_weight: float = 0.5
-    issue_last_frame_weight: float = 0.0  # the innermost frame in a source file, again
     issue_path_weight: float = 1.0
     issue_module_weight: float = 0.0
     issue_definition_weight: float = 0.0  # off: unstable under leave-one-repository-out

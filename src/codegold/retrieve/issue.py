@@ -37,7 +37,6 @@ class FileEvidence:
     whole: float = 0.0  # whole-file BM25
     plain: float = 0.0  # whole-file BM25 of the report as written (no cleaning, no weights)
     frame: float = 0.0  # a traceback frame lands in this file
-    last_frame: float = 0.0  # the innermost frame landing in a source file lands here
     path: float = 0.0  # the report names this path
     module: float = 0.0  # a dotted module name or import resolves to this file
     definition: float = 0.0  # defines identifiers the report writes as code
@@ -52,7 +51,6 @@ class FileEvidence:
             "whole": round(self.whole, 6),
             "plain": round(self.plain, 6),
             "frame": self.frame,
-            "last_frame": self.last_frame,
             "path": self.path,
             "module": self.module,
             "definition": round(self.definition, 6),
@@ -364,16 +362,10 @@ def gather(
         pnz = np.flatnonzero(plain > 0)
         for row in pnz[np.argsort(-plain[pnz], kind="stable")][:500].tolist():
             ev(file_names[row]).plain = float(plain[row])
-    innermost: str | None = None
     for path, _func in analysis.frames:
         hit = _suffix_match(path, file_row)
         if hit is not None:
-            e = ev(hit)
-            e.frame = 1.0
-            if e.role in ("source", "declaration"):
-                innermost = hit  # frames run outermost first: the last one wins
-    if innermost is not None:
-        ev(innermost).last_frame = 1.0
+            ev(hit).frame = 1.0
     url_paths = [p for m in _URL.finditer(analysis.raw) for p in _URL_PATH.findall(m.group(0))]
     for path in [*analysis.paths, *url_paths]:
         hit = _suffix_match(path, file_row)
@@ -469,7 +461,6 @@ def rank_files(evidence: dict[str, FileEvidence], cfg: RetrieverConfig) -> list[
             cfg.issue_chunk_weight * e.chunk / best_chunk
             + cfg.issue_file_weight * e.whole / best_whole
             + cfg.issue_frame_weight * e.frame
-            + cfg.issue_last_frame_weight * e.last_frame
             + cfg.issue_path_weight * e.path
             + cfg.issue_module_weight * e.module
             + cfg.issue_definition_weight * e.definition / best_def
