@@ -7,10 +7,11 @@ import gc
 import hashlib
 import os
 import shutil
+import signal
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import chain
@@ -141,6 +142,10 @@ def _store_fresh(
 
 #: Less to chunk than this is chunked in the main process (a pool costs more).
 POOL_MIN_BYTES = 2_000_000
+
+#: Fewer chunks than this and the symbol table is written in the main process (a
+#: forked writer costs more than it saves).
+WRITER_MIN_ROWS = 5_000
 
 #: Changes whenever :class:`_FileRecord` or what it is computed from changes.
 RECORD_VERSION = "file-record-3"
@@ -400,21 +405,38 @@ def _build_into(
         if e.status is FileStatus.INDEXED
     ]
     stats: dict[str, int] = {}
+    workers = options.workers or min(os.cpu_count() or 1, 4)
     try:
         assembly = _chunk_all(jobs, cache, options, progress, stats, repo)
         if progress:
             progress("lexical index", 0, 1)
         per_file = assembly.per_file
         n_rows = assembly.rows
-        chunk_index, file_index = assembly.lexical.finish()
-        chunk_index.save(folder / "lexical")
-        file_index.save(folder / FILE_LEXICAL)
-        del chunk_index, file_index
-        write_json_atomic(folder / FILE_LEXICAL / "files.json", assembly.file_order, pretty=False)
-        (folder / "symbols.msgpack").write_bytes(assembly.symbols.encoded())
-        with (folder / "chunks.msgpack").open("wb") as handle:
-            handle.write(array_header(n_rows))
-            handle.writelines(assembly.chunks)
+        symbols_path = folder / "symbols.msgpack"
+        # the symbol table and the two BM25 indexes are made from the same merged
+        # state and share nothing: with more than one worker, a forked process writes
+        # the table while this one makes the indexes
+        helper = (
+            _Writer.start(symbols_path, assembly.symbols.encoded)
+            if workers > 1 and n_rows >= WRITER_MIN_ROWS
+            else None
+        )
+        try:
+            chunk_index, file_index = assembly.lexical.finish()
+            chunk_index.save(folder / "lexical")
+            file_index.save(folder / FILE_LEXICAL)
+            del chunk_index, file_index
+            write_json_atomic(
+                folder / FILE_LEXICAL / "files.json", assembly.file_order, pretty=False
+            )
+            with (folder / "chunks.msgpack").open("wb") as handle:
+                handle.write(array_header(n_rows))
+                handle.writelines(assembly.chunks)
+            if helper is None or not helper.wait():
+                symbols_path.write_bytes(assembly.symbols.encoded())
+        finally:
+            if helper is not None:
+                helper.stop()
         del assembly
         signals = ["lexical", "symbols"]
         embedding = None
@@ -454,6 +476,47 @@ def _build_into(
     record = {**msgspec.to_builtins(manifest), "files": msgspec.to_builtins(digest_files(folder))}
     write_json_atomic(folder / MANIFEST, record)
     return manifest
+
+
+class _Writer:
+    """A forked process writing ``make()`` to ``path`` (which it leaves whole only on
+    success): :meth:`wait` says whether it did, and the caller writes it itself when
+    it did not (or when no process could be forked)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid: int | None = pid
+
+    @classmethod
+    def start(cls, path: Path, make: Callable[[], bytes]) -> _Writer | None:
+        if not hasattr(os, "fork"):
+            return None
+        try:
+            pid = os.fork()
+        except OSError:  # no process to spare: the caller writes it
+            return None
+        if pid == 0:  # the writer: never returns into the build
+            code = 1
+            try:
+                path.write_bytes(make())
+                code = 0
+            finally:
+                os._exit(code)
+        return cls(pid)
+
+    def wait(self) -> bool:
+        """Whether the writer exited having written the whole file."""
+        assert self.pid is not None
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = None
+        return os.waitstatus_to_exitcode(status) == 0
+
+    def stop(self) -> None:
+        """Kill the writer if it still runs (the build failed first) and reap it."""
+        if self.pid is not None:
+            with suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.pid = None
 
 
 def _count(entries: Sequence[InventoryEntry], status: FileStatus) -> int | None:
