@@ -578,14 +578,21 @@ def _chunk_all(
     repo: GitRepo,
 ) -> _Assembly:
     """Every job's record, from the cache or chunked, into an assembly in file order.
-    With a pool, the main process decodes, stores and merges what it has (cached
-    records, finished batches) while the workers go on."""
+    With a pool, the main process reads the cached records once the workers have
+    started, then decodes, stores and merges what it has (cached records, finished
+    batches) while they go on."""
     version = chunker_version(options.chunker)
     keys = [_cache_key(j, version) for j in jobs]
-    cached = cache.get_many("files", keys)
-    # read after the records: the table then holds every string they name
-    assembly = _Assembly(cache.sync_strings())
-    todo = [i for i, key in enumerate(keys) if key not in cached]
+    present = cache.has_many("files", keys)
+    cached: dict[str, bytes] = {}
+    assembly: _Assembly | None = None
+
+    def read_cached() -> _Assembly:
+        cached.update(cache.get_many("files", [k for k in keys if k in present]))
+        # read after the records: the table then holds every string they name
+        return _Assembly(cache.sync_strings())
+
+    todo = [i for i, key in enumerate(keys) if key not in present]
     unread = {jobs[i].blob for i in todo if jobs[i].data is None}
     if unread:  # classified from cached facts, but their records are not cached
         blobs = dict(repo.read_blobs(sorted(unread)))
@@ -599,6 +606,7 @@ def _chunk_all(
     if progress:
         progress("chunking", 0, len(todo))
     if workers <= 1 or total_bytes < POOL_MIN_BYTES:
+        assembly = read_cached()
         raws: list[bytes] = []
         for n, i in enumerate(todo, 1):
             raws.append(_chunk_job(jobs[i], options.chunker, version))
@@ -626,6 +634,7 @@ def _chunk_all(
 
         def follow() -> None:
             nonlocal following
+            assert assembly is not None
             files: list[tuple[_FileJob, _StoredRecord]] = []
             while following < len(jobs):
                 key = keys[following]
@@ -643,6 +652,7 @@ def _chunk_all(
         try:
             results = pool.map(_work, payloads)
             del payloads
+            assembly = read_cached()  # meanwhile
             follow()  # meanwhile: the cached files before the first one being chunked
             for batch, raw in zip(batches, results, strict=True):
                 outs = msgspec.msgpack.decode(raw, type=list[bytes])
@@ -660,6 +670,7 @@ def _chunk_all(
         follow()
     if progress:
         progress("chunking", len(todo), len(todo))
+    assert assembly is not None
     return assembly
 
 
