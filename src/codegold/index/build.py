@@ -14,6 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -412,20 +413,14 @@ def _build_into(
             progress("lexical index", 0, 1)
         per_file = assembly.per_file
         n_rows = assembly.rows
-        symbols_path = folder / "symbols.msgpack"
-        # the symbol table and the two BM25 indexes are made from the same merged
-        # state and share nothing: with more than one worker, a forked process writes
-        # the table while this one makes the indexes
-        helper = (
-            _Writer.start(symbols_path, assembly.symbols.encoded)
-            if workers > 1 and n_rows >= WRITER_MIN_ROWS
-            else None
-        )
+        write_aside = partial(_write_aside, folder, assembly.lexical, assembly.symbols)
+        # the chunk index, the whole-file index and the symbol table are made from
+        # the same merged state and share nothing: with more than one worker, a forked
+        # process writes the last two while this one makes the first
+        (folder / FILE_LEXICAL).mkdir()
+        helper = _Writer.start(write_aside) if workers > 1 and n_rows >= WRITER_MIN_ROWS else None
         try:
-            chunk_index, file_index = assembly.lexical.finish()
-            chunk_index.save(folder / "lexical")
-            file_index.save(folder / FILE_LEXICAL)
-            del chunk_index, file_index
+            assembly.lexical.chunk_index().save(folder / "lexical")
             write_json_atomic(
                 folder / FILE_LEXICAL / "files.json", assembly.file_order, pretty=False
             )
@@ -433,11 +428,11 @@ def _build_into(
                 handle.write(array_header(n_rows))
                 handle.writelines(assembly.chunks)
             if helper is None or not helper.wait():
-                symbols_path.write_bytes(assembly.symbols.encoded())
+                write_aside()
         finally:
             if helper is not None:
                 helper.stop()
-        del assembly
+        del assembly, write_aside
         signals = ["lexical", "symbols"]
         embedding = None
         if options.embedder is not None:
@@ -478,16 +473,22 @@ def _build_into(
     return manifest
 
 
+def _write_aside(folder: Path, lexical: IndexMerger, symbols: SymbolMerger) -> None:
+    """What a forked writer writes while the main process makes the chunk index."""
+    lexical.file_index().save(folder / FILE_LEXICAL)
+    (folder / "symbols.msgpack").write_bytes(symbols.encoded())
+
+
 class _Writer:
-    """A forked process writing ``make()`` to ``path`` (which it leaves whole only on
-    success): :meth:`wait` says whether it did, and the caller writes it itself when
-    it did not (or when no process could be forked)."""
+    """A forked process running ``write`` (files it leaves whole only on success):
+    :meth:`wait` says whether it did, and the caller runs ``write`` itself when it did
+    not (or when no process could be forked)."""
 
     def __init__(self, pid: int) -> None:
         self.pid: int | None = pid
 
     @classmethod
-    def start(cls, path: Path, make: Callable[[], bytes]) -> _Writer | None:
+    def start(cls, write: Callable[[], None]) -> _Writer | None:
         if not hasattr(os, "fork"):
             return None
         try:
@@ -497,7 +498,7 @@ class _Writer:
         if pid == 0:  # the writer: never returns into the build
             code = 1
             try:
-                path.write_bytes(make())
+                write()
                 code = 0
             finally:
                 os._exit(code)

@@ -400,9 +400,14 @@ class IndexMerger:
         self._files.extend(files)
 
     def finish(self, params: BM25Params = BM25Params()) -> tuple[BM25Index, BM25Index]:
-        files = self._files
+        """Both indexes (the files fed are let go)."""
+        chunk_index, file_index = self.chunk_index(params), self.file_index(params)
         self._files = []
-        parts = [chunks for chunks, _ in files]
+        return chunk_index, file_index
+
+    def chunk_index(self, params: BM25Params = BM25Params()) -> BM25Index:
+        """The chunk index of the files fed so far (they are kept: see :meth:`finish`)."""
+        parts = [chunks for chunks, _ in self._files]
         sids, runs = global_ids([p.terms for p in parts], [p.term_ids for p in parts], self.strings)
         # a term's id is its rank by first occurrence, file after file (each file's
         # terms are listed in the order its postings first use them)
@@ -412,14 +417,20 @@ class IndexMerger:
         names = self.strings.strings
         # the term list as the index stores it (a dict is built only if it is queried)
         vocab = _Vocab(list(map(names.__getitem__, order.tolist())))
-        chunk_index = _from_postings(vocab, dense[sids], parts, params)
+        return _from_postings(vocab, dense[sids], parts, params)
+
+    def file_index(self, params: BM25Params = BM25Params()) -> BM25Index:
+        """The whole-file index of the files fed so far (independent of
+        :meth:`chunk_index`: the two can be made in two processes)."""
         # the file documents: the same runs, each file's whole-file term indexes
-        with_whole = [(p, w) for p, w in files if w is not None]
+        with_whole = [(p, w) for p, w in self._files if w is not None]
         file_sids, _ = global_ids(
             [p.terms for p, _ in with_whole], [w.term_ids for _, w in with_whole], self.strings
         )
         file_order = first_order(file_sids)  # the file index's own vocabulary
+        dense = np.zeros(len(self.strings), dtype=np.int32)
         dense[file_order] = np.arange(len(file_order), dtype=np.int32)
+        names = self.strings.strings
         file_vocab = _Vocab(list(map(names.__getitem__, file_order.tolist())))
         wholes = [w for _, w in with_whole]
         docs = TermCounts(
@@ -429,8 +440,7 @@ class IndexMerger:
             postings=int32_bytes(len(f.counts) // 4 for f in wholes),
             lengths=int32_bytes(f.length for f in wholes),
         )
-        file_index = _from_postings(file_vocab, dense[file_sids], [docs], params)
-        return chunk_index, file_index
+        return _from_postings(file_vocab, dense[file_sids], [docs], params)
 
 
 def intern_counts(parts: Sequence[TermCounts], strings: StringTable) -> list[InternedCounts]:
