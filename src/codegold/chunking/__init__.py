@@ -25,7 +25,7 @@ import json
 import re
 from collections.abc import Iterable
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codegold.chunking.config import DEFAULT_CONFIG, ChunkerConfig, ChunkResult, role_for_file
 from codegold.chunking.heuristic import digest as heuristic_digest
@@ -39,10 +39,13 @@ from codegold.chunking.languages import (
     registered_languages,
 )
 from codegold.chunking.model import Chunk
-from codegold.chunking.structural import chunk_source
+from codegold.chunking.structural import chunk_source, parse_and_chunk
 from codegold.chunking.window import chunk_text, text_format_for_path, window_chunks
 from codegold.corpus.model import FileRole
 from codegold.roles import Role
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 __all__ = [
     "CHUNKER_VERSION",
@@ -131,23 +134,21 @@ def chunk_file(
     if language == "c" and _is_cpp_header(path, text):
         language = "cpp"
     if language is not None:
-        result = chunk_source(path, text, language=language, file_role=file_role, config=config)
+        result, tree = parse_and_chunk(
+            path, text, language=language, file_role=file_role, config=config
+        )
         if language == "rust" and file_role is FileRole.SOURCE and "cfg(test)" in text:
-            result = _mark_test_modules(result, text)
+            result = _mark_test_modules(result, tree.root_node)
         return result
     return chunk_text(path, text, file_role=file_role, config=config)
 
 
-def _rust_test_spans(text: str) -> list[tuple[int, int]]:
-    """1-based line spans of ``#[cfg(test)] mod … { }`` blocks: Rust keeps unit tests
-    inside source files, and they are tests, not definitions."""
-    from tree_sitter import Parser
-
-    from codegold.chunking.languages import grammar
-
-    tree = Parser(grammar("rust")).parse(text.encode("utf-8"))
+def _rust_test_spans(root: Node) -> list[tuple[int, int]]:
+    """1-based line spans of ``#[cfg(test)] mod … { }`` blocks (``root``: the file's
+    parse, the chunker's): Rust keeps unit tests inside source files, and they are
+    tests, not definitions."""
     spans: list[tuple[int, int]] = []
-    stack = [tree.root_node]
+    stack = [root]
     while stack:
         node = stack.pop()
         for child in node.named_children:
@@ -167,8 +168,8 @@ def _rust_test_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _mark_test_modules(result: ChunkResult, text: str) -> ChunkResult:
-    spans = _rust_test_spans(text)
+def _mark_test_modules(result: ChunkResult, root: Node) -> ChunkResult:
+    spans = _rust_test_spans(root)
     if not spans:
         return result
     chunks = tuple(

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from operator import attrgetter
 
-from tree_sitter import Node, Parser, Query, QueryCursor
+from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 
 from codegold.chunking.config import DEFAULT_CONFIG, ChunkerConfig, ChunkResult, role_for_file
 from codegold.chunking.heuristic import family_for_language
@@ -108,6 +108,19 @@ def _parser(language: str) -> Parser:
     if parser is None or parser.language is not current:
         parser = parsers[language] = Parser(current)
     return parser
+
+
+_errors: dict[str, tuple[Language, Query]] = {}
+
+
+def _error_query(language: str) -> Query:
+    """``(ERROR) @error`` compiled once per grammar (it costs a millisecond or two, and
+    every file whose parse holds an error asks for it)."""
+    current = grammar(language)
+    cached = _errors.get(language)
+    if cached is None or cached[0] is not current:
+        cached = _errors[language] = (current, Query(current, "(ERROR) @error"))
+    return cached[1]
 
 
 @dataclass(slots=True, eq=False)
@@ -298,6 +311,8 @@ class _File:
                 self.macro_rows = resolution.macro_rows
         #: First rows of definitions whose alternative headers sit above them.
         self.span_floor: dict[int, int] = {}
+        #: The parse of ``parse_src``, once :meth:`run` has made it.
+        self.tree: Tree | None = None
 
     # ---- helpers -------------------------------------------------------------
 
@@ -324,9 +339,7 @@ class _File:
         definitions that parsed cleanly inside one (the functions of a macro-heavy C
         file whose one unparsable statement left the whole file under an ``ERROR``)."""
         rows: set[int] = set()
-        for node in (
-            QueryCursor(Query(grammar(language), "(ERROR) @error")).captures(root).get("error", [])
-        ):
+        for node in QueryCursor(_error_query(language)).captures(root).get("error", []):
             rows.update(range(node.start_point[0], _last_row(node) + 1))
         if rows:
             for capture, nodes in captured.items():
@@ -785,7 +798,7 @@ class _File:
     # ---- the run --------------------------------------------------------------
 
     def run(self, language: str) -> ChunkResult:
-        tree = _parser(language).parse(self.parse_src)
+        tree = self.tree = _parser(language).parse(self.parse_src)
         root = tree.root_node
         captured = QueryCursor(compiled_query(language).query).captures(root)
         if root.has_error and self.error_share(root, language, captured) > ERROR_LINE_SHARE:
@@ -1102,5 +1115,21 @@ def chunk_source(
     ``path`` is recorded in every chunk (and decides declaration files such as
     ``.pyi``); ``text`` is the whole file. See the module docstring for the rules.
     """
-    spec = get_language(language)
-    return _File(path, text, spec, file_role, config).run(language)
+    return parse_and_chunk(path, text, language=language, file_role=file_role, config=config)[0]
+
+
+def parse_and_chunk(
+    path: str,
+    text: str,
+    *,
+    language: str,
+    file_role: FileRole,
+    config: ChunkerConfig = DEFAULT_CONFIG,
+) -> tuple[ChunkResult, Tree]:
+    """:func:`chunk_source`, and the tree it parsed the file into (for C and C++, the
+    source with its brace-splitting conditionals resolved, at the same offsets), so a
+    caller that reads the syntax again (Rust's test modules) does not parse it twice."""
+    file = _File(path, text, get_language(language), file_role, config)
+    result = file.run(language)
+    assert file.tree is not None
+    return result, file.tree
