@@ -49,7 +49,7 @@ import threading
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, chain, compress
 from operator import attrgetter
 
 from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
@@ -283,7 +283,9 @@ class _File:
         self.file_role = file_role
         self.lines = text.split("\n")
         self.src = text.encode("utf-8", "surrogatepass")
-        self.line_starts = [0, *accumulate(len(line) + 1 for line in self.src.split(b"\n"))]
+        self.line_starts = list(
+            accumulate(map((1).__add__, map(len, self.src.split(b"\n"))), initial=0)
+        )
         lowered = path.lower()
         self.declaration_file = bool(spec.declaration_suffixes) and lowered.endswith(
             spec.declaration_suffixes
@@ -887,26 +889,29 @@ class _File:
             for capture, nodes in captured.items()
             if capture.startswith(_REFERENCE)
         )
-        nodes = [node for _, group in ordered for node in group]
+        nodes = list(chain.from_iterable(group for _, group in ordered))
         if nodes and pieces:
-            # every reference's piece at once (bisect_right over the pieces' first bytes)
+            # every reference's piece at once (bisect_right over the pieces' first bytes);
+            # the byte offsets are read into lists in C and kept as they are when every
+            # reference lies in a piece (the usual case: only blank lines are in none)
             import numpy as np
 
-            n = len(nodes)
-            begins = np.fromiter(map(_START_BYTE, nodes), dtype=np.int64, count=n)
-            ends = np.fromiter(map(_END_BYTE, nodes), dtype=np.int64, count=n)
+            begins = list(map(_START_BYTE, nodes))
+            ends = list(map(_END_BYTE, nodes))
+            at = np.array(begins, dtype=np.int64)
             priorities = np.repeat(
                 np.asarray([p for p, _ in ordered], dtype=np.int64), [len(g) for _, g in ordered]
             )
-            within = np.searchsorted(np.asarray(byte_starts, dtype=np.int64), begins, "right") - 1
+            within = np.searchsorted(np.asarray(byte_starts, dtype=np.int64), at, "right") - 1
             last = np.asarray(byte_ends, dtype=np.int64)[np.maximum(within, 0)]
-            kept = np.flatnonzero((within >= 0) & (begins < last))
+            inside = (within >= 0) & (at < last)
+            if not inside.all():
+                kept = np.flatnonzero(inside)
+                within, priorities = within[kept], priorities[kept]
+                mask = inside.tolist()
+                begins, ends = list(compress(begins, mask)), list(compress(ends, mask))
             for i, begin, end, priority in zip(
-                within[kept].tolist(),
-                begins[kept].tolist(),
-                ends[kept].tolist(),
-                priorities[kept].tolist(),
-                strict=True,
+                within.tolist(), begins, ends, priorities.tolist(), strict=True
             ):
                 refs[i].setdefault(src[begin:end], priority)
 
