@@ -1202,6 +1202,31 @@ ROWS = [
         id="js-class-assigned-through-a-chain",
     ),
     pytest.param(
+        # joi lib/index.js: the root's methods, mixed in later with Object.assign.
+        "lib/index.js",
+        """
+        internals.methods = {
+
+            ValidationError: Errors.ValidationError,
+
+            assert(value, schema, ...args /* [message], [options] */) {
+                internals.assert(value, schema, true, args);
+            },
+
+            attempt: function (value, schema, ...args) {
+                return internals.assert(value, schema, false, args);
+            }
+        };
+
+        app.locals = { title: 'x' };
+        """,
+        SOURCE,
+        {"internals.methods", "internals.methods.assert", "internals.methods.attempt"},
+        {"attempt", "ValidationError", "internals.methods.ValidationError", "app.locals.title"},
+        ["methods.attempt", "internals.methods.assert"],
+        id="js-object-literal-assigned-to-a-property",
+    ),
+    pytest.param(
         "lib/errors.js",
         """
         module.exports = class {

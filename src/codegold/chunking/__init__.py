@@ -113,7 +113,10 @@ __all__ = [
 #: literal names (``Value.from``); Ruby ``X.class_eval do … end`` qualifies its methods;
 #: a Python, JavaScript, TypeScript, Go, Java or Rust file whose parse fails keeps the
 #: names the regex fallback finds in its windows (hono's ``src/types.ts``).
-ALGORITHM_VERSION = "13"
+#: 14: a JavaScript/TypeScript object literal with function members assigned to a
+#: property at module level (``internals.methods = { attempt(…) {…} }``) is a container
+#: named by the target (``internals.methods.attempt``).
+ALGORITHM_VERSION = "14"
 
 
 def chunk_file(

@@ -331,6 +331,30 @@
            key: [(property_identifier) @name (string (string_fragment) @name)]
            value: [(function_expression) (arrow_function) (generator_function)]) @definition.method]))))])
 
+; An object literal with function members assigned to a property at module level,
+; `internals.methods = { assert(value, schema) {…}, attempt(…) {…} }` (joi), `Foo.defaults
+; = {…}`: a container named by the target as written (`internals.methods.attempt`); its
+; other properties are left alone. (`module.exports = {…}` and `X.prototype = {…}` are
+; above.)
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier)) @name
+      right: (object
+        [(method_definition) (pair value: [(function_expression) (arrow_function) (generator_function)])]) @body)
+    (#not-match? @name "^(module\\.)?exports$|\\.prototype$")) @definition.class)
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier)) @_target
+      right: (object
+        [(method_definition
+           name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+         (pair
+           key: [(property_identifier) @name (string (string_fragment) @name)]
+           value: [(function_expression) (arrow_function) (generator_function)]) @definition.method]))
+    (#not-match? @_target "^(module\\.)?exports$|\\.prototype$")))
+
 ; Members mixed into a constructor by a top-level call, Object.assign(X.prototype, {...}),
 ; utils.inherits(AxiosError, Error, { toJSON: function toJSON() {...} }), _.extend(X, {...}):
 ; `X.m`. The call is an `impl`: it defines its members, not X.
