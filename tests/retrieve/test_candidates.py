@@ -501,3 +501,43 @@ def test_a_message_tables_key_is_read_from_the_entry_or_the_arm_above() -> None:
     assert key("    throw new Error('not found')", "not found") is None
     assert key('    f.write_str("not found")', "not found") is None
     assert key('    log.error("not found")', "not found") is None
+
+
+def _gem_file(i: int) -> str:
+    return (
+        "module AcmeClient\n"
+        f"  # Helper{i}: logging, formatting and encoding helpers for the client\n"
+        f"  LEVEL{i} = :info\n\n"
+        f"  def self.helper{i}(value)\n"
+        f"    value.to_s * {i}\n"
+        "  end\n"
+        "end\n"
+    )
+
+
+REQUEST_RB = """module AcmeClient
+  class Request
+    # the parser format for a response, by its mime type
+    def format_from_mimetype(mimetype)
+      return nil if mimetype.nil?
+      SupportedFormats.each { |type, format| return format if mimetype.include?(type) }
+      nil
+    end
+  end
+end
+"""
+
+
+def test_a_namespace_every_file_opens_is_no_definition_to_rank(tmp_path: Path) -> None:
+    files = {f"lib/acme/helper{i}.rb": _gem_file(i) for i in range(6)}
+    files["lib/acme/request.rb"] = REQUEST_RB
+    index = _index(tmp_path, files)
+    wrappers = [r for r in index.symbols.definitions("AcmeClient")]
+    assert len({index.chunks[r].file for r in wrappers}) > 4
+    query = "how does AcmeClient pick the parser format from the response mimetype?"
+    result = HybridRetriever(index).search(query)
+    assert _rank(index, result.ranked, "lib/acme/request.rb", "Request.format_from_mimetype") == 1
+    assert all("symbol" not in result.explanations[r].signals for r in wrappers)
+    # a bare name still finds every place that defines it
+    bare = HybridRetriever(index).search("AcmeClient")
+    assert any("symbol" in bare.explanations[r].signals for r in wrappers)

@@ -118,6 +118,8 @@ class HybridRetriever:
         for name, weight in self._symbol_names(analysis):
             exact = table.definitions(name)
             found = exact or table.definitions_ci(name)
+            if found and weight == 1.0 and self._namespace(found, analysis):
+                found = []
             if found:
                 # a name defined in many places says less about each place
                 share = weight * (1.0 if exact else 0.6) / math.log2(1 + len(found))
@@ -129,6 +131,19 @@ class HybridRetriever:
                 for row in used:
                     refs[row] = refs.get(row, 0.0) + share
         return _order(defs), _order(refs)
+
+    def _namespace(self, rows: list[int], analysis: QueryAnalysis) -> bool:
+        """Whether a name the prose question writes is the project's namespace: only
+        modules, classes and other containers define it, in more than
+        ``_NAMESPACE_FILES`` files (``module HTTParty`` opened again in every file of
+        a gem, a PHP or C# namespace). Every file's wrapper would otherwise rank as
+        the definition asked for; a bare name (``get`` with a file open) keeps them."""
+        if not _prose_question(analysis):
+            return False
+        chunks = self.index.chunks
+        if any(chunks[r].kind not in HUB_KINDS for r in rows):
+            return False
+        return len({chunks[r].file for r in rows}) > _NAMESPACE_FILES
 
     def _callees(
         self, analysis: QueryAnalysis, defs: list[tuple[int, float]]
@@ -1167,6 +1182,8 @@ _ARM = re.compile(
 #: a line that only returns, writes or formats its message
 _CALL_ONLY = re.compile(r"^\s*(?:return\s+)?(?:[\w.!]+\s*\(\s*)*[rfbu]?['\"`]?\W{0,12}$")
 _RAISE_KEYS = 4
+#: a name only container chunks define, in more files than this, is a namespace
+_NAMESPACE_FILES = 4
 _RAISE_LIMIT = 20
 #: signs of a pasted program message (not a statement in prose)
 _MESSAGE = re.compile(r"\b(?:error|warning|exception|fatal|panic|failed)\b|\w:\s", re.I)
