@@ -269,15 +269,20 @@ class HybridRetriever:
                 chunk = chunks[row]
                 if chunk.role in ("test", "docs"):
                     continue
-                lines = chunk.text.splitlines()
-                for i, line in enumerate(lines):
-                    at = line.lower().find(phrase)
-                    if at < 0:
-                        continue
-                    entry = _message_key(line[:at], lines[i - 1] if i else "")
+                text = chunk.text
+                low = text.lower()
+                if len(low) != len(text):
+                    text = low  # a character that lowers to two: offsets in one spelling
+                at = low.find(phrase)
+                while at >= 0:
+                    start = text.rfind("\n", 0, at) + 1
+                    above = text.rfind("\n", 0, max(start - 1, 0)) + 1 if start else start
+                    previous = text[above : start - 1] if start else ""
+                    entry = _message_key(text[start:at], previous)
                     if entry is not None:
                         weight = len(phrase.split()) / math.log2(1 + len(rows))
                         keys[entry] = max(keys.get(entry, 0.0), weight)
+                    at = low.find(phrase, at + len(phrase))
         hits: dict[int, float] = {}
         for (kind, key), weight in list(keys.items())[:_RAISE_KEYS]:
             if kind == "name":
@@ -285,15 +290,13 @@ class HybridRetriever:
                 if len(found) > 4 * _RAISE_LIMIT:
                     continue  # a name written everywhere says nothing
             else:
-                found = sorted(
-                    {
-                        r
-                        for quote in "'\"`"
-                        for r in self.index.rows_containing(
-                            f"{quote}{key}{quote}", limit=_RAISE_LIMIT + 1
-                        )
-                    }
-                )
+                # one scan for the key, then the rows that write it quoted; a key in
+                # more rows than that is too common to say where it is raised
+                quoted = [f"{q}{key}{q}" for q in "'\"`"]
+                rows = self.index.rows_containing(key, limit=4 * _RAISE_LIMIT)
+                if len(rows) >= 4 * _RAISE_LIMIT:
+                    continue
+                found = [r for r in rows if any(f in chunks[r].text.lower() for f in quoted)]
             found = [
                 r
                 for r in found
