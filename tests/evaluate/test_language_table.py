@@ -56,3 +56,25 @@ def test_a_plugin_language_is_known_to_the_evaluator_too(scratch_registry: None)
                      query=python.query)
     )  # fmt: skip
     assert language_of_path("rules/defs.bzl") == "starlark"
+
+
+def test_the_longest_registered_suffix_wins_and_never_the_whole_name(
+    scratch_registry: None,
+) -> None:
+    python = get_language("python")
+
+    def spec(name: str, *extensions: str) -> LanguageSpec:
+        return LanguageSpec(name=name, extensions=extensions, grammar=python.grammar,
+                            query=python.query)  # fmt: skip
+
+    registry.register_language(spec("pytest-ish", ".test.py", ".PY"))
+    registry.register_language(spec("later", ".test.py", ".bzl"))
+    # longest first; among equal suffixes the first registered (python's ".py" is a
+    # built-in, so a plugin's upper-case ".PY" never takes it)
+    assert language_for_path("pkg/a.test.py") == "pytest-ish"
+    assert language_for_path("pkg/A.TEST.PY") == "pytest-ish"
+    assert language_for_path("pkg/a.py") == "python"
+    assert language_for_path("pkg/defs.bzl") == "later"
+    assert language_for_path("pkg/.bzl") is None  # a suffix is never the whole name
+    assert language_for_path(".test.py") == "python"
+    assert language_for_path("pkg/.py") is None

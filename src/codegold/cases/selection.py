@@ -8,7 +8,6 @@ unless asked to gate it anyway.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -99,6 +98,8 @@ def run_selection(path: str | Path) -> Selection | None:
     None for a full run, or when there is no summary to say."""
     p = Path(path)
     summary = (p if p.is_dir() else p.parent) / SUMMARY
+    import json
+
     try:
         raw = json.loads(summary.read_text(encoding="utf-8"))
     except (OSError, ValueError):

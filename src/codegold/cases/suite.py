@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-import yaml
 
 from codegold.cases.friendly import (
     did_you_mean,
@@ -108,6 +107,8 @@ def _split_path(path: str) -> list[str | int]:
 
 def _yaml_line(text: str, parts: Sequence[str | int]) -> int | None:
     """The 1-based line of the node at ``parts`` in a YAML/JSON document, if found."""
+    import yaml
+
     try:
         node: Any = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError:
@@ -207,6 +208,8 @@ def _decode_text(path: Path, data: bytes) -> str:
 def _check_yaml_bounds(path: Path, text: str) -> None:
     """Depth and alias-expanded size of a YAML document, from parser events only
     (no node is composed, so neither bound can be hit while checking it)."""
+    import yaml
+
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     sizes: dict[str, int] = {}
     frames: list[tuple[str | None, int]] = []  # (anchor, expanded count at start)
@@ -307,6 +310,8 @@ def _parse_bounded(path: Path, text: str) -> Any:
             return msgspec.json.decode(text)
         except msgspec.DecodeError as exc:
             raise InputError(f"invalid JSON: {exc}", file=str(path)) from None
+    import yaml  # a JSON or JSONL suite never needs it
+
     _check_yaml_bounds(path, text)
     try:
         return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))

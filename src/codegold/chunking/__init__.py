@@ -18,34 +18,55 @@ changes whenever the output could.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import hashlib
-import json
 import re
 from collections.abc import Iterable
-from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
-from codegold.chunking.config import DEFAULT_CONFIG, ChunkerConfig, ChunkResult, role_for_file
-from codegold.chunking.heuristic import digest as heuristic_digest
-from codegold.chunking.languages import (
-    ENTRY_POINT_GROUP,
-    LanguageSpec,
-    get_language,
-    language_for_path,
-    query_digest,
-    register_language,
-    registered_languages,
-)
-from codegold.chunking.model import Chunk
-from codegold.chunking.structural import chunk_source, parse_and_chunk
-from codegold.chunking.window import chunk_text, text_format_for_path, window_chunks
+from codegold._lazy import lazy_getattr
 from codegold.corpus.model import FileRole
-from codegold.roles import Role
 
 if TYPE_CHECKING:
     from tree_sitter import Node
+
+    from codegold.chunking.config import (
+        DEFAULT_CONFIG,
+        ChunkerConfig,
+        ChunkResult,
+        role_for_file,
+    )
+    from codegold.chunking.languages import (
+        ENTRY_POINT_GROUP,
+        LanguageSpec,
+        get_language,
+        language_for_path,
+        register_language,
+        registered_languages,
+    )
+    from codegold.chunking.model import Chunk
+    from codegold.chunking.structural import chunk_source
+    from codegold.chunking.window import chunk_text, text_format_for_path, window_chunks
+
+# The names this package offers, each imported on first use: a stage that only asks
+# a file's language (codegold.chunking.language_table, for `eval`) loads neither
+# tree-sitter nor the chunkers.
+_WHERE: dict[str, str] = {
+    "DEFAULT_CONFIG": "codegold.chunking.config",
+    "ChunkerConfig": "codegold.chunking.config",
+    "ChunkResult": "codegold.chunking.config",
+    "role_for_file": "codegold.chunking.config",
+    "ENTRY_POINT_GROUP": "codegold.chunking.languages",
+    "LanguageSpec": "codegold.chunking.languages",
+    "get_language": "codegold.chunking.languages",
+    "language_for_path": "codegold.chunking.languages",
+    "register_language": "codegold.chunking.languages",
+    "registered_languages": "codegold.chunking.languages",
+    "Chunk": "codegold.chunking.model",
+    "chunk_source": "codegold.chunking.structural",
+    "chunk_text": "codegold.chunking.window",
+    "text_format_for_path": "codegold.chunking.window",
+    "window_chunks": "codegold.chunking.window",
+}
 
 __all__ = [
     "CHUNKER_VERSION",
@@ -124,7 +145,7 @@ def chunk_file(
     text: str,
     *,
     file_role: FileRole,
-    config: ChunkerConfig = DEFAULT_CONFIG,
+    config: ChunkerConfig | None = None,
 ) -> ChunkResult:
     """Chunk one file: structurally when a registered language owns ``path``, else as text.
 
@@ -133,6 +154,13 @@ def chunk_file(
     is C unless it uses C++-only syntax (``class X {``, ``namespace``, ``template <``,
     an access specifier, ``#include <vector>``), then C++.
     """
+    from codegold.chunking.config import DEFAULT_CONFIG
+    from codegold.chunking.languages import language_for_path
+    from codegold.chunking.structural import parse_and_chunk
+    from codegold.chunking.window import chunk_text
+
+    if config is None:
+        config = DEFAULT_CONFIG
     language = language_for_path(path)
     if language == "c" and _is_cpp_header(path, text):
         language = "cpp"
@@ -172,6 +200,10 @@ def _rust_test_spans(root: Node) -> list[tuple[int, int]]:
 
 
 def _mark_test_modules(result: ChunkResult, root: Node) -> ChunkResult:
+    import dataclasses
+
+    from codegold.roles import Role
+
     spans = _rust_test_spans(root)
     if not spans:
         return result
@@ -199,24 +231,36 @@ def _is_cpp_header(path: str, text: str) -> bool:
 
 
 def _distribution_version(name: str) -> str:
+    from importlib import metadata
+
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
         return "absent"
 
 
-def chunker_version(config: ChunkerConfig = DEFAULT_CONFIG) -> str:
+def chunker_version(config: ChunkerConfig | None = None) -> str:
     """A stamp that changes whenever chunk output could: ``<algorithm>.<digest>``.
 
     The digest covers the hand-bumped algorithm version, the config values, the
     tree-sitter version, for every registered language its policies, grammar
     distribution versions and query text, and the rules of the regex heuristic.
     """
-    return _version(config, tuple(get_language(name) for name in registered_languages()))
+    from codegold.chunking.config import DEFAULT_CONFIG
+    from codegold.chunking.languages import get_language, registered_languages
+
+    specs = tuple(get_language(name) for name in registered_languages())
+    return _version(DEFAULT_CONFIG if config is None else config, specs)
 
 
 @functools.cache
 def _version(config: ChunkerConfig, specs: tuple[LanguageSpec, ...]) -> str:
+    import hashlib
+    import json
+
+    from codegold.chunking.heuristic import digest as heuristic_digest
+    from codegold.chunking.languages import query_digest
+
     languages: list[dict[str, Any]] = []
     for spec in specs:
         name = spec.name
@@ -249,11 +293,14 @@ def _version(config: ChunkerConfig, specs: tuple[LanguageSpec, ...]) -> str:
     return f"{ALGORITHM_VERSION}.{hashlib.sha256(encoded).hexdigest()[:16]}"
 
 
-def __getattr__(name: str) -> str:
+_lazy_name = lazy_getattr(__name__, _WHERE, globals())
+
+
+def __getattr__(name: str) -> Any:
     # Computed on first use: it compiles every query and reads package metadata.
     if name == "CHUNKER_VERSION":
         return chunker_version()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _lazy_name(name)
 
 
 def format_chunks(chunks: Iterable[Chunk]) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 
-from codegold.chunking.heuristic import extension_families
 from codegold.chunking.languages import language_for_path
 
 DOCUMENT_FORMATS: dict[str, str] = {
@@ -44,4 +43,7 @@ def language_of_path(path: str) -> str | None:
 
 @functools.cache
 def _families() -> dict[str, str]:
+    # imported here: a file a structural language owns (most) never needs its regexes
+    from codegold.chunking.heuristic import extension_families
+
     return extension_families()

@@ -26,12 +26,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
-
-from tree_sitter import Language, Query
+from typing import TYPE_CHECKING, Any
 
 from codegold.errors import EnvironmentProblem, InputError
 from codegold.registry import Registry
+
+if TYPE_CHECKING:  # imported when a grammar is loaded: asking a file's language needs none
+    from tree_sitter import Language, Query
 
 __all__ = [
     "CHUNK_KINDS",
@@ -367,28 +368,37 @@ def get_language(name: str) -> LanguageSpec:
 
 
 @functools.cache
-def _suffix_table() -> tuple[tuple[str, str], ...]:
-    # Longest suffix first; among equal suffixes the first registered (built-ins) wins.
-    pairs: list[tuple[str, str]] = []
+def _suffix_table() -> tuple[tuple[int, ...], dict[str, str]]:
+    """The suffixes' lengths, longest first, and suffix -> language (among equal
+    suffixes the first registered, the built-ins, wins): a name is looked up once per
+    length instead of tested against every suffix."""
+    table: dict[str, str] = {}
     for spec in LANGUAGES.items.values():
-        pairs.extend((ext.lower(), spec.name) for ext in spec.extensions)
-    pairs.sort(key=lambda pair: -len(pair[0]))
-    return tuple(pairs)
+        for ext in spec.extensions:
+            table.setdefault(ext.lower(), spec.name)
+    return tuple(sorted({len(s) for s in table}, reverse=True)), table
 
 
 def language_for_path(path: str) -> str | None:
-    """The structural language owning ``path`` by its file name, or None."""
+    """The structural language owning ``path`` by its file name (its longest
+    registered suffix, shorter than the name), or None."""
     _load_plugins()
     name = path.rsplit("/", 1)[-1].lower()
-    for suffix, language in _suffix_table():
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return language
+    lengths, table = _suffix_table()
+    size = len(name)
+    for length in lengths:
+        if length < size:
+            language = table.get(name[size - length :])
+            if language is not None:
+                return language
     return None
 
 
 @functools.cache
 def grammar(name: str) -> Language:
     """The tree-sitter ``Language`` of a registered language, loaded once."""
+    from tree_sitter import Language
+
     return Language(get_language(name).grammar())
 
 
@@ -410,6 +420,8 @@ def query_digest(name: str) -> str:
 @functools.cache
 def compiled_query(name: str) -> CompiledQuery:
     """Compile a language's query (once per process), checking its definition kinds."""
+    from tree_sitter import Query
+
     source = get_language(name).query()
     query = Query(grammar(name), source)
     for index in range(query.capture_count):

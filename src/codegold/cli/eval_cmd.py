@@ -80,9 +80,12 @@ def eval_(
     """
     from codegold.cli._progress import echo_err, progress_bar
     from codegold.pipeline import eval_pipeline
-    from codegold.resolve import check_revision
 
-    assumed = check_revision(assume_revision, field="--assume-revision")
+    assumed = None
+    if assume_revision is not None:  # (resolving spans is not imported otherwise)
+        from codegold.resolve import check_revision
+
+        assumed = check_revision(assume_revision, field="--assume-revision")
     with progress_bar() as report:
         result = eval_pipeline(
             cases_path=cases_path,
