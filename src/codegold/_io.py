@@ -23,7 +23,7 @@ def _current_umask() -> int:
 
 
 # mkstemp creates 0600 files; artifacts are meant to be read by others (CI uploads)
-_FILE_MODE = 0o666 & ~_current_umask()
+FILE_MODE = 0o666 & ~_current_umask()
 
 
 @contextmanager
@@ -37,7 +37,7 @@ def open_atomic(path: str | Path) -> Iterator[BinaryIO]:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, _FILE_MODE)
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -118,8 +118,9 @@ def write_json_array_atomic(path: str | Path, values: Iterable[Any]) -> None:
 class EncodedRun:
     """Elements of an array already encoded and laid out in an open file as
     :func:`write_encoded_array_atomic` writes them after its first: each one preceded
-    by ``,\\n``. ``size`` bytes from ``offset`` of ``fd``; ``lengths`` of the elements
-    (without their separators)."""
+    by a separator of two bytes (``,\\n``; ``[\\n`` before the first element of a
+    file that is the array's beginning). ``size`` bytes from ``offset`` of ``fd``, the
+    first separator included; ``lengths`` of the elements (without their separators)."""
 
     fd: int
     offset: int
@@ -137,34 +138,43 @@ def write_encoded_array_atomic(
     the rest."""
     offsets: array[int] = array("q")
     lengths: array[int] = array("q")
-    at = 1
-    first = True
     with open_atomic(path) as handle:
         handle.write(b"[")
-        for item in encoded:
-            if isinstance(item, bytes):
-                sep = b"\n" if first else b",\n"
-                handle.write(sep)
-                handle.write(item)
-                offsets.append(at + len(sep))
-                lengths.append(len(item))
-                at += len(sep) + len(item)
-                first = False
-                continue
-            start, size = item.offset, item.size
-            if first:  # the array's first element: a newline, not a comma, before it
-                handle.write(b"\n")
-                start, size = start + 2, size - 2
-            handle.flush()
-            copy_range(item.fd, handle.fileno(), start, size)
-            for length in item.lengths:
-                sep_size = 1 if first else 2
-                offsets.append(at + sep_size)
-                lengths.append(length)
-                at += sep_size + length
-                first = False
-        handle.write(b"\n]\n")
+        append_encoded(handle, encoded, 1, offsets, lengths)
     return offsets, lengths
+
+
+def append_encoded(
+    handle: BinaryIO,
+    encoded: Iterable[bytes | EncodedRun],
+    at: int,
+    offsets: array[int],
+    lengths: array[int],
+) -> None:
+    """Write the elements ``encoded`` after the ``at`` bytes of an array's beginning
+    that ``handle`` holds (``[`` and the elements whose places ``offsets`` and
+    ``lengths`` already hold), then the array's end; their places are appended."""
+    first = not lengths
+    for item in encoded:
+        sep = b"\n" if first else b",\n"
+        handle.write(sep)
+        if isinstance(item, bytes):
+            handle.write(item)
+            offsets.append(at + len(sep))
+            lengths.append(len(item))
+            at += len(sep) + len(item)
+            first = False
+            continue
+        # the run's first separator is this one: its elements follow it as they lie
+        handle.flush()
+        copy_range(item.fd, handle.fileno(), item.offset + 2, item.size - 2)
+        for length in item.lengths:
+            sep_size = 1 if first else 2
+            offsets.append(at + sep_size)
+            lengths.append(length)
+            at += sep_size + length
+            first = False
+    handle.write(b"\n]\n")
 
 
 def copy_range(source: int, target: int, offset: int, size: int) -> None:

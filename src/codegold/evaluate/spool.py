@@ -17,13 +17,14 @@ import os
 import tempfile
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain
 from pathlib import Path
-from typing import IO, overload
+from typing import IO, BinaryIO, cast, overload
 
 import msgspec
 
-from codegold._io import EncodedRun
+from codegold._io import FILE_MODE, EncodedRun, append_encoded, write_encoded_array_atomic
 from codegold.evaluate.records import CaseResult
 
 SEPARATOR = b",\n"
@@ -52,13 +53,19 @@ def spool_file() -> IO[bytes]:
 
 class RecordSpool:
     """An append-only temporary file of encoded records, read back by ticket; records
-    another process encoded into a file of its own join it with :meth:`adopt`."""
+    another process encoded into a file of its own join it with :meth:`adopt`.
 
-    def __init__(self) -> None:
-        self._file: IO[bytes] = spool_file()
+    Given the ``target`` path of results.json, the spool's file is results.json's own
+    temporary file beside it (``[`` first, each record after its separator): when the
+    records come in suite order, as they usually do, :meth:`write` ends the array in
+    that file and renames it, instead of copying every record into another."""
+
+    def __init__(self, target: Path | None = None) -> None:
+        self._results = _ResultsFile(target) if target is not None else None
+        self._file: IO[bytes] = self._results.handle if self._results is not None else spool_file()
+        self._size = 0
         self._offsets: array[int] = array("q")
         self._lengths: array[int] = array("q")
-        self._size = 0
         self._dirty = False
         self._firsts: list[int] = [0]
         self._files: list[IO[bytes]] = [self._file]
@@ -73,7 +80,9 @@ class RecordSpool:
         if self._files[-1] is not self._file:  # after an adopted run
             self._firsts.append(index)
             self._files.append(self._file)
-        self._file.write(SEPARATOR)
+        # two bytes before each record: "[\n" at the start of results.json's own file
+        own = self._size == 0 and self._results is not None
+        self._file.write(b"[\n" if own else SEPARATOR)
         self._file.write(data)
         self._offsets.append(self._size + 2)
         self._lengths.append(len(data))
@@ -115,12 +124,84 @@ class RecordSpool:
         end = self._offsets[last] + self._lengths[last]
         return EncodedRun(file.fileno(), start, end - start, self._lengths[first : last + 1])
 
+    def write(
+        self, path: Path, encoded: Iterable[bytes | EncodedRun]
+    ) -> tuple[array[int], array[int]]:
+        """Write the JSON array of ``encoded`` (records, and runs of this spool) to
+        ``path`` atomically (:func:`~codegold._io.write_encoded_array_atomic`'s bytes);
+        where each element landed. When the array begins with every record this
+        spool's own file holds, in order, and that file is ``path``'s own, the rest is
+        appended to it and it is renamed over ``path``: nothing is copied twice."""
+        items = iter(encoded)
+        head = next(items, None)
+        results = self._results
+        if (
+            results is None
+            or results.path != path
+            or not self._size
+            or not isinstance(head, EncodedRun)
+            or head.fd != self._file.fileno()
+            or head.offset != 0
+            or head.size != self._size
+        ):
+            rest = items if head is None else chain((head,), items)
+            return write_encoded_array_atomic(path, rest)
+        count = len(head.lengths)
+        offsets, lengths = self._offsets[:count], self._lengths[:count]
+        self._file.seek(0, os.SEEK_END)
+        append_encoded(cast(BinaryIO, self._file), items, self._size, offsets, lengths)
+        results.commit()
+        return offsets, lengths
+
     def load(self, ticket: Spooled) -> CaseResult:
         return msgspec.json.decode(self.read(ticket), type=CaseResult)
 
     def close(self) -> None:
         for file in {id(f): f for f in self._files}.values():
             file.close()
+        if self._results is not None:
+            self._results.discard()
+
+
+class _ResultsFile:
+    """results.json's temporary file beside it, created (with the folders it lies
+    in) before any record is written; renamed over it by :meth:`commit`, or removed
+    with the folders it created by :meth:`discard` (a run that fails leaves nothing
+    behind)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        folder = path.parent
+        self._created: list[Path] = []  # deepest first
+        while not folder.exists():
+            self._created.append(folder)
+            folder = folder.parent
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        self._tmp: Path | None = Path(name)
+        self.handle: IO[bytes] = os.fdopen(fd, "w+b", buffering=1 << 20)
+
+    def commit(self) -> None:
+        assert self._tmp is not None
+        self.handle.flush()
+        os.fsync(self.handle.fileno())
+        self.handle.close()
+        os.chmod(self._tmp, FILE_MODE)
+        os.replace(self._tmp, self.path)
+        self._tmp = None
+        self._created = []
+
+    def discard(self) -> None:
+        self.handle.close()
+        if self._tmp is not None:
+            self._tmp.unlink(missing_ok=True)
+            self._tmp = None
+        for folder in self._created:
+            try:
+                folder.rmdir()
+            except OSError:  # something else lies in it now
+                break
+        self._created = []
 
 
 class WrittenRecords(Sequence[CaseResult]):

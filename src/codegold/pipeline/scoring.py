@@ -18,7 +18,6 @@ import msgspec
 
 from codegold._io import (
     EncodedRun,
-    write_encoded_array_atomic,
     write_json_atomic,
     write_jsonl_atomic,
 )
@@ -272,7 +271,8 @@ def stream_run(
         return ticket
 
     cases = suite.by_id()
-    with closing(RecordSpool()) as spool:
+    path = out_dir / RESULTS
+    with closing(RecordSpool(path)) as spool:
         arrivals = _Arrivals(cases, mode, slot)
         middle = split.middle() if split is not None and not held_failures else None
         if split is not None and middle is not None:
@@ -344,8 +344,7 @@ def stream_run(
             if count:
                 yield spool.run(run, count)
 
-        path = out_dir / RESULTS
-        offsets, lengths = write_encoded_array_atomic(path, encoded())
+        offsets, lengths = spool.write(path, encoded())
     summary = tally.summary(identity)
     write_json_atomic(out_dir / SUMMARY, summary)
     return summary, WrittenRecords(path, offsets, lengths)
