@@ -124,3 +124,32 @@ def test_without_sched_getaffinity_the_cpu_count_decides(monkeypatch: pytest.Mon
 def test_where_no_process_can_fork_one_reads_it_all(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delattr(scoring.os, "fork")
     assert scoring._spare_workers() == 1
+
+
+def test_the_worker_is_forked_once_the_digest_thread_is_done(
+    tmp_path: Path, split_always: list[object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+    import time
+
+    import codegold.pipeline.run as run
+
+    slow_digest = run.digest_file
+
+    def digest_file(path: Path) -> str:
+        time.sleep(0.3)  # still hashing when the attempts are about to be split
+        return slow_digest(path)
+
+    monkeypatch.setattr(run, "digest_file", digest_file)
+    threads: list[int] = []
+    real_start = scoring._Worker.start
+
+    def start(*args: Any) -> Any:
+        threads.append(threading.active_count())
+        return real_start(*args)
+
+    monkeypatch.setattr(scoring._Worker, "start", start)
+    suite, attempts = write_in_order(tmp_path)
+    two = _eval(suite, attempts, tmp_path / "two", 2)
+    assert threads == [1] and split_always[0] is not None
+    assert two == _eval(suite, attempts, tmp_path / "one", 1)

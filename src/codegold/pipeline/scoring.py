@@ -276,6 +276,13 @@ def stream_run(
         arrivals = _Arrivals(cases, mode, slot)
         middle = split.middle() if split is not None and not held_failures else None
         if split is not None and middle is not None:
+            if attempts_digest is not None:
+                # the digest thread is done before the fork (a process that forks
+                # while a thread runs may deadlock in the child; Python 3.12 warns):
+                # it hashes while the suite loads, so this rarely waits. A failure
+                # is raised where it was, once the attempts are read.
+                with suppress(Exception):
+                    attempts_digest()
             _score_halves(split, middle, arrivals, ledger, tally, spool)
         else:
             for attempt in ledger.watch(attempts()):
