@@ -25,7 +25,6 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from codegold.errors import EnvironmentProblem, InputError
@@ -150,6 +149,8 @@ def builtin_query(name: str) -> str:
     """The text of a query file shipped with codegold (``queries/<name>.scm``), with each
     ``; @include FRAGMENT`` line replaced by ``queries/FRAGMENT.scm`` (patterns that
     grammars sharing node names, JavaScript and TypeScript, keep in one place)."""
+    from importlib import resources  # (only where a query is read: not for a file's language)
+
     folder = resources.files("codegold.chunking").joinpath("queries")
     text = folder.joinpath(f"{name}.scm").read_text(encoding="utf-8")
     return _INCLUDE.sub(

@@ -221,9 +221,22 @@ class Tally:
             # the mode that produced every record, or "mixed" (then `modes` says how many)
             summary["mode"] = next(iter(modes)) if len(modes) == 1 else "mixed"
             summary["modes"] = modes
-        summary["overall"] = self.aggregate(range(len(self)))
+        overall = summary["overall"] = self.aggregate(range(len(self)))
+        every: array[int] | None = None  # every row, to compare a slice's with
+
+        def figures(rows: array[int]) -> dict[str, Any]:
+            # a slice every record is in (one language, one mode...) is the overall
+            # figures again: the same numbers, without summing every column once more
+            nonlocal every
+            if len(rows) == len(self):
+                if every is None:
+                    every = array("q", range(len(self)))
+                if rows == every:
+                    return {k: dict(v) if isinstance(v, dict) else v for k, v in overall.items()}
+            return self.aggregate(rows)
+
         slices = sorted(self._slices.items())
-        summary["slices"] = {name: self.aggregate(rows) for name, rows in slices}
+        summary["slices"] = {name: figures(rows) for name, rows in slices}
         if len(modes) > 1:
             summary["slicesByMode"] = {mode: self._split(mode) for mode in modes}
         return summary
