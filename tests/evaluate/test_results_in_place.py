@@ -21,6 +21,8 @@ def test_records_in_order_are_the_file_itself(tmp_path: Path) -> None:
     spool = RecordSpool(target)
     tickets = [spool.put(f"a{i}", json.dumps({"n": i}).encode()) for i in range(3)]
     offsets, lengths = spool.write(target, [spool.run(0, 3), b'{"n":3}'])
+    assert not target.exists()  # renamed once it is on disk
+    spool.finish()
     spool.close()
     data = target.read_bytes()
     assert data == b'[\n{"n": 0},\n{"n": 1},\n{"n": 2},\n{"n":3}\n]\n'
@@ -37,6 +39,7 @@ def test_records_out_of_order_are_copied_to_the_same_bytes(tmp_path: Path) -> No
     for i in range(3):
         spool.put(f"a{i}", json.dumps({"n": i}).encode())
     spool.write(target, [spool.run(2, 1), spool.run(0, 2)])
+    spool.finish()
     spool.close()
     assert target.read_bytes() == b'[\n{"n": 2},\n{"n": 0},\n{"n": 1}\n]\n'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
@@ -57,3 +60,12 @@ def test_a_failed_run_leaves_no_folder_and_no_temporary_file(tmp_path: Path) -> 
     with pytest.raises(InputError):
         eval_pipeline(cases_path=suite, attempts_path=attempts, out_dir=kept / "out")
     assert sorted(p.name for p in kept.iterdir()) == ["notes.txt"]
+
+
+def test_a_run_that_fails_after_writing_its_records_leaves_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "out" / "results.json"
+    spool = RecordSpool(target)
+    spool.put("a", b"{}")
+    spool.write(target, [spool.run(0, 1)])
+    spool.close()  # (the summary failed: finish is never reached)
+    assert not (tmp_path / "out").exists()

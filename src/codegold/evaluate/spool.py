@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
@@ -150,8 +151,14 @@ class RecordSpool:
         offsets, lengths = self._offsets[:count], self._lengths[:count]
         self._file.seek(0, os.SEEK_END)
         append_encoded(cast(BinaryIO, self._file), items, self._size, offsets, lengths)
-        results.commit()
+        results.sync()
         return offsets, lengths
+
+    def finish(self) -> None:
+        """Rename the file :meth:`write` ended in place over its path, once it is on
+        disk (its fsync runs on a thread meanwhile, while the summary is counted)."""
+        if self._results is not None and self._results.syncing:
+            self._results.commit()
 
     def load(self, ticket: Spooled) -> CaseResult:
         return msgspec.json.decode(self.read(ticket), type=CaseResult)
@@ -165,7 +172,8 @@ class RecordSpool:
 
 class _ResultsFile:
     """results.json's temporary file beside it, created (with the folders it lies
-    in) before any record is written; renamed over it by :meth:`commit`, or removed
+    in) before any record is written; synced (:meth:`sync`, on a thread) and renamed
+    over it by :meth:`commit`, or removed
     with the folders it created by :meth:`discard` (a run that fails leaves nothing
     behind)."""
 
@@ -180,11 +188,38 @@ class _ResultsFile:
         fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         self._tmp: Path | None = Path(name)
         self.handle: IO[bytes] = os.fdopen(fd, "w+b", buffering=1 << 20)
+        self._sync: threading.Thread | None = None
+        self._sync_failed: list[OSError] = []
+
+    @property
+    def syncing(self) -> bool:
+        return self._sync is not None
+
+    def sync(self) -> None:
+        """Flush the file and start its fsync on a thread (it releases the GIL)."""
+        self.handle.flush()
+        fd = self.handle.fileno()
+
+        def work() -> None:
+            try:
+                os.fsync(fd)
+            except OSError as exc:  # raised by commit
+                self._sync_failed.append(exc)
+
+        self._sync = threading.Thread(target=work, name="codegold-fsync", daemon=True)
+        self._sync.start()
+
+    def _synced(self) -> None:
+        if self._sync is not None:
+            self._sync.join()
+            self._sync = None
 
     def commit(self) -> None:
+        """Rename the file over its path once its fsync (:meth:`sync`) is done."""
         assert self._tmp is not None
-        self.handle.flush()
-        os.fsync(self.handle.fileno())
+        self._synced()
+        if self._sync_failed:
+            raise self._sync_failed[0]
         self.handle.close()
         os.chmod(self._tmp, FILE_MODE)
         os.replace(self._tmp, self.path)
@@ -192,6 +227,7 @@ class _ResultsFile:
         self._created = []
 
     def discard(self) -> None:
+        self._synced()
         self.handle.close()
         if self._tmp is not None:
             self._tmp.unlink(missing_ok=True)

@@ -352,7 +352,8 @@ def stream_run(
                 yield spool.run(run, count)
 
         offsets, lengths = spool.write(path, encoded())
-    summary = tally.summary(identity)
+        summary = tally.summary(identity)  # while results.json is synced to disk
+        spool.finish()
     write_json_atomic(out_dir / SUMMARY, summary)
     return summary, WrittenRecords(path, offsets, lengths)
 
