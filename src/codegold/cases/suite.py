@@ -10,6 +10,7 @@ cannot exhaust memory or time, and a deeply nested one cannot crash the parser.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from collections.abc import Callable, Sequence
@@ -60,14 +61,17 @@ class ResolvedCase:
     tags: tuple[str, ...]
     source: Case
     status: str = "reviewed"
+    required_targets: tuple[Target, ...] = dataclasses.field(init=False, repr=False, compare=False)
+    """Every target of every required group, in order (made once: scoring reads it
+    several times per attempt)."""
+
+    def __post_init__(self) -> None:
+        targets = tuple(t for g in self.groups for t in g.any_of)
+        object.__setattr__(self, "required_targets", targets)
 
     @property
     def draft(self) -> bool:
         return self.status == "draft"
-
-    @property
-    def required_targets(self) -> tuple[Target, ...]:
-        return tuple(t for g in self.groups for t in g.any_of)
 
 
 @dataclass(frozen=True, slots=True)

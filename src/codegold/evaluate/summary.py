@@ -88,11 +88,17 @@ class Tally:
     def __init__(self) -> None:
         self._metrics = list(METRICS.values())
         self._numbers = [array("d") for _ in self._metrics]
-        self._plan = [
-            (m.value, m.aggregation is Aggregation.MEAN, column)
-            for m, column in zip(self._metrics, self._numbers, strict=True)
+        pairs = list(zip(self._metrics, self._numbers, strict=True))
+        self._means = [
+            (i, m.value, column)
+            for i, (m, column) in enumerate(pairs)
+            if m.aggregation is Aggregation.MEAN
         ]
-        """per metric: how to read its value, whether it is a mean, its column"""
+        """per mean: its metric's index, how to read its value, its column"""
+        self._counted = [
+            (m.value, column) for m, column in pairs if m.aggregation is not Aggregation.MEAN
+        ]
+        """per counted metric: how to read whether a record counts, its column"""
         """per metric: its value (a mean's number, NaN when undefined or the record is
         invalid), or 1.0/0.0 for whether a counted record or case qualifies"""
         self._undefined = [False] * len(self._metrics)
@@ -109,18 +115,21 @@ class Tally:
     def add(self, record: CaseResult) -> int:
         """Count ``record`` in; its row (for :meth:`update`)."""
         row = len(self._case_ids)
-        valid = record.valid
         undefined = self._undefined
-        for i, (value_of, mean, column) in enumerate(self._plan):
-            if not mean:
-                column.append(1.0 if value_of(record) else 0.0)
-                continue
-            value = value_of(record) if valid else None
-            if value is None:
+        if record.valid:
+            for i, value_of, column in self._means:
+                value = value_of(record)
+                if value is None:
+                    undefined[i] = True
+                    column.append(_NAN)
+                else:
+                    column.append(float(value))
+        else:  # an invalid record defines no mean
+            for i, _, column in self._means:
                 undefined[i] = True
                 column.append(_NAN)
-            else:
-                column.append(float(value))
+        for value_of, column in self._counted:
+            column.append(1.0 if value_of(record) else 0.0)
         self._case_ids.append(record.case_id)
         mode = record.mode or "unknown"
         self._mode_rows.setdefault(mode, array("q")).append(row)
