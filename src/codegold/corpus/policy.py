@@ -234,6 +234,13 @@ DEFAULT_PATTERNS: Final[Mapping[str, tuple[str, ...]]] = {
         "*Test.java",
         "*Tests.java",
         "*Test.kt",
+        "*Tests.kt",
+        "*Test.php",  # PHPUnit's convention, beside the code as often as under tests/
+        "*Test.cs",
+        "*Tests.cs",
+        "*Tests.swift",
+        "*Spec.scala",
+        "*Test.scala",
         "*_test.rs",
         "*_test.cc",
         "*_test.cpp",
