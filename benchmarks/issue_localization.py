@@ -268,7 +268,7 @@ def _chunker_of(root: Path, build_id: str) -> str:
 
 
 _SIGNALS = ("whole", "frame", "path", "module", "definition", "name", "plain")
-_ROLES = ("source", "test", "docs", "other", "foreign")
+_ROLES = ("source", "test", "docs", "other", "foreign", "declaration")
 
 
 def _grid_case(
@@ -343,6 +343,7 @@ def _grid_scores(v: dict[str, Any], cfg: RetrieverConfig) -> np.ndarray:
             cfg.issue_docs_factor,
             cfg.issue_other_factor,
             cfg.issue_other_factor,
+            cfg.issue_declaration_factor,
         ]
     )[v["roles"]]
     return total * factor

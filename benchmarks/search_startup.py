@@ -10,10 +10,12 @@ the load on a shared machine falls on every command alike; each command's CPU ti
 (user + system, from ``wait4``) is printed beside its wall time, as waiting for a busy
 core inflates only the latter. Bytecode caching is on in
 the children (an installed package has its ``.pyc`` files; ``PYTHONDONTWRITEBYTECODE``
-is dropped), and one warm-up round fills the page cache and the index's digest stamps
-(``verified.json``). ``--cold-verify`` also times searches that have to hash every file
-of the build again (the stamps removed before each of them): the first search after a
-build, or after any file of it changed.
+is dropped), and one warm-up round fills the page cache, the index's digest stamps
+(``verified.json``) and the files a first search derives (``chunks.ends``,
+``chunks.lower``, the sorted vocabularies and symbol maps). ``--cold-verify`` also
+times searches that have to hash every file of the build again and derive those files
+(all removed before each of them): the first search after a build, or after any file
+of it changed.
 """
 
 from __future__ import annotations
@@ -87,10 +89,16 @@ def main(argv: list[str] | None = None) -> int:
     }
     for n, q in enumerate(queries, start=1):
         commands[f"search q{n}"] = [*search, q]
-    stamps = [b / "verified.json" for b in _builds(args.index)]
+    # what the first search of a build writes: digest stamps, derived row ends and terms
+    stamps = [
+        p
+        for b in _builds(args.index)
+        for pattern in ("verified.json", "chunks.ends", "chunks.lower", "*.sorted", "*/*.sorted")
+        for p in b.glob(pattern)
+    ]
     if args.cold_verify:
         commands["search q1, hashing every file"] = [*search, queries[0]]
-    for argv_ in commands.values():  # warm-up: page cache, .pyc files, digest stamps
+    for argv_ in commands.values():  # warm-up: page cache, .pyc files, stamps, derived files
         _time(argv_, env)
     times: dict[str, list[float]] = {name: [] for name in commands}
     cpu: dict[str, list[float]] = {name: [] for name in commands}

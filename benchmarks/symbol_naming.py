@@ -159,6 +159,30 @@ KNOWN: dict[str, list[Known]] = {
         Known("tests/regression.rs", "r25", "test"),
         Known("tests/feature.rs", "f1_sjis", "test"),
     ],
+    "serde-rs/json": [
+        # impl From<$ty> for Value { fn from … } inside `macro_rules! from_integer`
+        Known("src/value/from.rs", "Value.from"),
+        Known("src/number.rs", "Number.from"),  # macro_rules! impl_from_unsigned
+        Known("src/value/partial_eq.rs", "Value.eq"),  # macro_rules! partialeq_numeric
+        Known("src/de.rs", "Deserializer.deserialize_struct"),
+        Known("src/ser.rs", "to_string"),
+    ],
+    "tokio-rs/bytes": [
+        # impl Index<…> for UninitSlice { fn index … } inside `macro_rules! impl_index`
+        Known("src/buf/uninit_slice.rs", "UninitSlice.index"),
+        Known("src/buf/uninit_slice.rs", "UninitSlice.index_mut"),
+        Known("tests/test_buf.rs", "empty_state", "test"),  # #[test] fn in a macro_rules!
+        Known("src/bytes_mut.rs", "BytesMut.split_off"),
+        Known("src/buf/buf_impl.rs", "Buf.get_u16"),
+    ],
+    "hapijs/joi": [
+        # module.exports = exports = internals.Template = class {…}
+        Known("lib/template.js", "internals.Template.render"),
+        Known("lib/template.js", "internals.Template.resolve"),
+        Known("lib/ref.js", "internals.Ref.resolve"),  # internals.Ref = class {
+        Known("lib/errors.js", "Report.toString"),  # exports.Report = class {
+        Known("lib/state.js", "internals.State.localize"),  # module.exports = internals.State =
+    ],
     "pmndrs/zustand": [
         Known("src/vanilla.ts", "createStore"),
         Known("src/react.ts", "useStore"),

@@ -1180,6 +1180,182 @@ ROWS = [
         ["strlen", "old_style", "Java_org_Foo_bar"],
         id="c-macro-headed-and-k-and-r-functions",
     ),
+    pytest.param(
+        # joi lib/template.js: an anonymous class assigned through a chain of targets.
+        "lib/template.js",
+        """
+        module.exports = exports = internals.Template = class {
+
+            constructor(source, options) {
+                this.source = source;
+            }
+
+            render(value, state, prefs, local, options = {}) {
+                return this.rendered;
+            }
+        };
+        """,
+        SOURCE,
+        {"internals.Template", "internals.Template.render", "internals.Template.constructor"},
+        {"render", "exports", "module.exports"},
+        ["Template.render", "internals.Template.render", "Template"],
+        id="js-class-assigned-through-a-chain",
+    ),
+    pytest.param(
+        # joi lib/index.js: the root's methods, mixed in later with Object.assign.
+        "lib/index.js",
+        """
+        internals.methods = {
+
+            ValidationError: Errors.ValidationError,
+
+            assert(value, schema, ...args /* [message], [options] */) {
+                internals.assert(value, schema, true, args);
+            },
+
+            attempt: function (value, schema, ...args) {
+                return internals.assert(value, schema, false, args);
+            }
+        };
+
+        app.locals = { title: 'x' };
+        """,
+        SOURCE,
+        {"internals.methods", "internals.methods.assert", "internals.methods.attempt"},
+        {"attempt", "ValidationError", "internals.methods.ValidationError", "app.locals.title"},
+        ["methods.attempt", "internals.methods.assert"],
+        id="js-object-literal-assigned-to-a-property",
+    ),
+    pytest.param(
+        "lib/errors.js",
+        """
+        module.exports = class {
+            toString() {
+                return this.message;
+            }
+        };
+        const Parser = class {
+            parse(text) {
+                return text;
+            }
+        };
+        """,
+        SOURCE,
+        {"errors", "errors.toString", "Parser", "Parser.parse"},
+        {"toString", "parse"},
+        ["errors.toString", "Parser.parse"],
+        id="js-anonymous-class-values",
+    ),
+    pytest.param(
+        # execa index.js, zustand's create(), p-memoize style wrappers.
+        "index.js",
+        """
+        export const execa = createExeca(() => ({}));
+        export const execaSync = createExeca(() => ({isSync: true}));
+        const useBearStore = create((set) => ({
+          bears: 0,
+          increase: (by) => set((state) => ({ bears: state.bears + by })),
+        }));
+        const target = process.argv.find((arg) => arg.startsWith('--target='));
+        """,
+        SOURCE,
+        {"execa", "execaSync", "useBearStore", "target"},
+        set(),
+        ["execa", "execaSync", "useBearStore"],
+        id="js-functions-made-by-a-wrapping-call",
+    ),
+    pytest.param(
+        "test/parser_test.cc",
+        """
+        #include <gtest/gtest.h>
+
+        namespace {
+
+        TEST(ParserTest, ParsesEmptyInput) {
+          Parser p;
+          EXPECT_TRUE(p.Parse(""));
+        }
+
+        TEST_F(ParserFixture, HandlesComments) {
+          EXPECT_EQ(1, count_);
+        }
+
+        BOOST_AUTO_TEST_CASE(parses_empty) {
+          BOOST_CHECK(true);
+        }
+
+        }  // namespace
+        """,
+        TEST,
+        {"ParserTest.ParsesEmptyInput", "ParserFixture.HandlesComments", "parses_empty"},
+        {"TEST", "TEST_F", "BOOST_AUTO_TEST_CASE"},
+        ["ParsesEmptyInput", "ParserTest.ParsesEmptyInput", "HandlesComments"],
+        id="cpp-googletest-macros",
+    ),
+    pytest.param(
+        # serde_json src/value/from.rs and src/number.rs: impls written by macro_rules!.
+        "src/value/from.rs",
+        """
+        macro_rules! from_integer {
+            ($($ty:ident)*) => {
+                $(
+                    impl From<$ty> for Value {
+                        fn from(n: $ty) -> Self {
+                            Value::Number(n.into())
+                        }
+                    }
+                )*
+            };
+        }
+
+        macro_rules! impl_getter {
+            ($name:ident, $ty:ty) => {
+                fn $name(&mut self) -> $ty {
+                    self.get()
+                }
+
+                fn canonical_reason(num: u16) -> Option<&'static str> {
+                    None
+                }
+            };
+        }
+
+        // bytes src/buf/buf_impl.rs: methods for whichever impl invokes it.
+        macro_rules! deref_forward_buf {
+            () => {
+                fn remaining(&self) -> usize {
+                    (**self).remaining()
+                }
+            };
+        }
+        """,
+        SOURCE,
+        {"from_integer", "Value.from", "impl_getter", "canonical_reason"},
+        {"from", "name", "self.get", "remaining"},
+        ["Value.from", "Value::from", "canonical_reason"],
+        id="rust-items-written-by-macro-rules",
+    ),
+    pytest.param(
+        "lib/thor/shell/basic.rb",
+        """
+        Thor::Shell::Basic.class_eval do
+          def say_status(status, message)
+            puts message
+          end
+        end
+
+        Config.instance_eval do
+          def load
+            new
+          end
+        end
+        """,
+        SOURCE,
+        {"Basic.say_status", "Thor.Shell.Basic.say_status", "Config.load"},
+        {"say_status", "load", "Thor.Shell.Basic"},
+        ["Basic.say_status", "Basic#say_status", "Config.load"],
+        id="ruby-class-eval-reopens-a-class",
+    ),
 ]  # fmt: skip
 
 
@@ -1346,3 +1522,18 @@ def test_documented_one_line_overloads_are_chunks_of_their_own() -> None:
     assert all(c.role is Role.DECLARATION and c.symbols == ("Writer.value",) for c in values)
     header = next(c for c in chunks if c.symbol == "Writer")
     assert "Writer.value" not in header.symbols
+
+
+def test_a_long_exported_class_value_is_split_into_its_members() -> None:
+    # koa lib/application.js: `module.exports = class Application extends Emitter {`
+    # of 212 lines was one chunk; like any container over max_chunk_lines it is split.
+    methods = "\n".join(
+        f"  m{n} () {{\n" + "".join(f"    this.v{k} = {k}\n" for k in range(8)) + "  }\n"
+        for n in range(20)
+    )
+    source = f"module.exports = class Application extends Emitter {{\n{methods}}}\n"
+    chunks = chunks_of("lib/application.js", source, SOURCE)
+    by_name = {c.symbol: c for c in chunks}
+    assert {f"Application.m{n}" for n in range(20)} <= set(by_name)
+    assert by_name["Application.m3"].kind == "method"
+    assert by_name["Application.m3"].header.startswith("module.exports = class Application")

@@ -126,6 +126,14 @@ def test_every_default_rule_fires_and_is_named(name: str, pattern: str) -> None:
             FileRole.TEST,
             "default:test:*Test.java",
         ),
+        # PHPUnit keeps a class's tests beside it as often as under tests/
+        (
+            "src/Local/LocalAdapterTest.php",
+            FileStatus.INDEXED,
+            FileRole.TEST,
+            "default:test:*Test.php",
+        ),
+        ("src/Local/LocalAdapter.php", FileStatus.INDEXED, FileRole.SOURCE, None),
         ("docs/guide/index.md", FileStatus.INDEXED, FileRole.DOCS, "default:docs:*.md"),
         ("docs/conf.py", FileStatus.INDEXED, FileRole.DOCS, "default:docs:docs/"),
         ("examples/quickstart.py", FileStatus.INDEXED, FileRole.DOCS, "default:docs:examples/"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 
@@ -108,8 +109,9 @@ def test_deleted_and_renamed_files_leave_nothing_behind(tmp_path: Path) -> None:
 def test_one_worker_and_two_workers_write_the_same_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # a real process pool even for this small repository
+    # a real process pool, and a forked symbol-table writer, even for this small repository
     monkeypatch.setattr(build_module, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(build_module, "WRITER_MIN_ROWS", 0)
     repo, (first, second) = make_repo(tmp_path / "r", [V1, V2])
     one = _build(repo, second, tmp_path / "one", workers=1)
     two = _build(repo, second, tmp_path / "two", workers=2)
@@ -118,6 +120,35 @@ def test_one_worker_and_two_workers_write_the_same_bytes(
     # and the neighbouring revision through the pool too
     _build(repo, first, tmp_path / "warm", workers=2)
     assert _artifacts(_build(repo, second, tmp_path / "warm", workers=2)) == _artifacts(one)
+
+
+@pytest.mark.parametrize("failure", ["writer fails", "no fork"])
+def test_a_failed_symbol_table_writer_leaves_the_table_to_the_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: str
+) -> None:
+    repo, (_, second) = make_repo(tmp_path / "r", [V1, V2])
+    one = _build(repo, second, tmp_path / "one", workers=1)
+    monkeypatch.setattr(build_module, "WRITER_MIN_ROWS", 0)
+    if failure == "no fork":
+
+        def refuse() -> int:
+            raise OSError("no process to spare")
+
+        monkeypatch.setattr(build_module.os, "fork", refuse)
+    else:
+        parent = os.getpid()
+        encoded = build_module.SymbolMerger.encoded
+
+        def torn(self: build_module.SymbolMerger) -> bytes:
+            if os.getpid() != parent:  # the forked writer: half a table, then a failure
+                (tmp_path / "child-ran").touch()
+                raise RuntimeError("writer failed")
+            return encoded(self)
+
+        monkeypatch.setattr(build_module.SymbolMerger, "encoded", torn)
+    two = _build(repo, second, tmp_path / "two", workers=2)
+    assert _artifacts(one) == _artifacts(two)
+    assert (tmp_path / "child-ran").exists() == (failure == "writer fails")
 
 
 def _random_docs(rng: random.Random, n: int) -> list[list[str]]:

@@ -16,9 +16,10 @@ from codegold.corpus.git import GitRepo
 from codegold.corpus.policy import PathPolicy
 from codegold.index._msgpack import array_header
 from codegold.index.build import build_index
-from codegold.index.derived import read_derived
+from codegold.index.derived import _head, read_derived
 from codegold.index.lexical import SORTED_TERMS
 from codegold.index.store import CHUNK_ENDS, IndexedChunk, open_index
+from codegold.index.symbols import SymbolTable
 from codegold.retrieve.hybrid import HybridRetriever
 from tests.corpus.gitfixture import make_repo
 
@@ -70,15 +71,17 @@ def test_the_first_open_derives_and_later_opens_reuse_the_same_answers(
     assert all(first)
     ends = (folder / CHUNK_ENDS).read_bytes()
     terms = (folder / "lexical" / SORTED_TERMS).read_bytes()
-    assert ends.startswith(b"codegold derived 1 " + _sha(folder, "chunks.msgpack").encode())
-    assert terms.startswith(b"codegold derived 1 " + _sha(folder, "lexical/vocab.json").encode())
+    assert ends.startswith(_head(_sha(folder, "chunks.msgpack")))
+    assert terms.startswith(_head(_sha(folder, "lexical/vocab.json")))
+    maps = sorted(p.name for p in folder.glob("symbols.*.sorted"))
+    assert "symbols.defs.sorted" in maps  # the symbol maps the queries consulted
     # the row ends are those of the framing
     framing = msgspec.msgpack.decode(
         (folder / "chunks.msgpack").read_bytes(), type=list[msgspec.Raw]
     )
     payload = read_derived(folder / CHUNK_ENDS, _sha(folder, "chunks.msgpack"))
     assert payload is not None
-    stored = memoryview(payload).cast("q").tolist()
+    stored = payload.cast("q").tolist()
     assert len(stored) == len(framing)
     starts = [len(array_header(len(framing))), *stored[:-1]]
     assert [end - start for start, end in zip(starts, stored, strict=True)] == [
@@ -97,6 +100,13 @@ def test_the_first_open_derives_and_later_opens_reuse_the_same_answers(
     assert [vocab.get(t) for t in stored_terms] == list(range(len(stored_terms)))
     assert vocab.get("xyzzy") is None and "xyzzy" not in vocab
     assert loaded.chunks[len(loaded.chunks) - 1] == loaded.chunks[-1]
+    # every name of every symbol map answers as the eagerly loaded table does
+    eager_symbols = SymbolTable.load(folder / "symbols.msgpack")
+    for table in ("defs", "defs_lower", "refs", "refs_norm"):
+        names: dict[str, list[int]] = getattr(eager_symbols, table)
+        assert names
+        assert {k: loaded.symbols._lookup(table, k) for k in names} == names
+        assert loaded.symbols._lookup(table, "no_such_name") == []
     eager = msgspec.msgpack.decode(
         (folder / "chunks.msgpack").read_bytes(), type=list[IndexedChunk]
     )
@@ -118,14 +128,17 @@ def test_a_derived_file_that_cannot_be_trusted_is_derived_again(
     root, rev = index
     folder = _folder(root)
     expected = _answers(root, rev)
-    for path, source in (
+    derived = [
         (folder / CHUNK_ENDS, "chunks.msgpack"),
         (folder / "lexical" / SORTED_TERMS, "lexical/vocab.json"),
-    ):
+        *((p, "symbols.msgpack") for p in sorted(folder.glob("symbols.*.sorted"))),
+    ]
+    assert len(derived) >= 3
+    for path, source in derived:
         good = path.read_bytes()
-        head = b"codegold derived 1 " + _sha(folder, source).encode() + b"\n"
+        head = _head(_sha(folder, source))
         if damage == "stale":
-            path.write_bytes(b"codegold derived 1 " + b"0" * 64 + b"\n" + good[len(head) :])
+            path.write_bytes(_head("0" * 64) + good[len(head) :])
         elif damage == "truncated":
             path.write_bytes(good[: len(head) + 12])
         elif damage == "unframed":
@@ -141,3 +154,45 @@ def test_a_derived_file_that_cannot_be_trusted_is_derived_again(
             shutil.rmtree(path)
         else:
             assert path.read_bytes() == good  # derived again and kept
+
+
+LOWER_PHRASES = [
+    "could not rise",
+    "k above",  # the Kelvin sign lowercases to an ASCII k
+    "zmi",  # U+0130 lowercases to i + U+0307
+    "temperature could not rise",
+    "could not rise above zero",
+    "raise valueerror('could",
+    "273 k above",
+    "could not open",
+    "not open:",
+    "def ",
+    "nothing at all here",
+]
+
+
+def test_a_large_tables_lowered_bytes_are_kept_and_answer_as_scanning_every_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codegold.index import store
+    from tests.index.test_lazy_store import PHRASES
+
+    monkeypatch.setattr(store, "_LOWER_KEPT", 0)  # every table counts as large
+    files = {**PHRASES, **{f"src/f{i}.py": f"def f{i}():\n    return {i}\n" for i in range(20)}}
+    repo, (rev,) = make_repo(tmp_path / "repo", [files])
+    with GitRepo(repo) as git:
+        build_index(git, rev, tmp_path / "idx", policy=PathPolicy())
+    folder = _folder(tmp_path / "idx")
+    eager = msgspec.msgpack.decode(
+        (folder / "chunks.msgpack").read_bytes(), type=list[IndexedChunk]
+    )
+    for phrase in LOWER_PHRASES:
+        for limit in (1, 200):
+            loaded = open_index(tmp_path / "idx", rev)  # a fresh process's view
+            want = [i for i, c in enumerate(eager) if phrase in c.text.lower()][:limit]
+            assert loaded.rows_containing(phrase, limit) == want, phrase
+    kept = (folder / store.CHUNK_LOWER).read_bytes()
+    assert (
+        kept
+        == _head(_sha(folder, "chunks.msgpack")) + (folder / "chunks.msgpack").read_bytes().lower()
+    )

@@ -57,6 +57,15 @@ def test_a_failed_write_keeps_neither_its_records_nor_its_strings(tmp_path: Path
     again.close()
 
 
+def test_which_keys_are_stored_is_told_without_their_records(tmp_path: Path) -> None:
+    cache = BuildCache(tmp_path / "cache.sqlite")
+    cache.put_many("files", [(f"k{i}", bytes(i)) for i in range(1200)])
+    asked = [f"k{i}" for i in range(0, 2400, 2)]  # more than one query's worth of keys
+    assert cache.has_many("files", asked) == {f"k{i}" for i in range(0, 1200, 2)}
+    assert cache.has_many("vectors", asked) == set()
+    cache.close()
+
+
 def test_an_id_beyond_the_table_is_reported() -> None:
     table = StringTable(["a", "b"])
     check_ids(np.asarray([0, 1], dtype=np.int32), table)

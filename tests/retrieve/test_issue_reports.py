@@ -466,3 +466,46 @@ def test_a_file_far_ahead_shows_its_next_chunks_before_the_next_files_best(
     assert (glue.ranked[1].file, glue.ranked[1].start_line) == constant
     shown = [(c.file, c.start_line) for c in default.ranked]
     assert shown.index(constant) > shown.index(("logs/utils.py", 5))
+
+
+PARSE_H = """#ifndef PARSE_H
+#define PARSE_H
+/* parse_number: parse a number from text; trailing garbage after the number is an
+ * error, and the parse returns NULL on any trailing garbage. */
+struct number *parse_number(const char *text);
+#endif
+"""
+
+PARSE_C = """#include "parse.h"
+
+struct number *parse_number(const char *text) {
+    struct number *n = read_digits(text);
+    /* the trailing garbage after the number is not checked: no error, no NULL */
+    return n;
+}
+"""
+
+GARBAGE_REPORT = """parse_number accepts trailing garbage
+
+`parse_number("12abc")` returns a number instead of NULL: the trailing garbage after
+the number is not an error. Expected NULL for any trailing garbage.
+"""
+
+
+def test_a_header_that_declares_ranks_below_the_file_that_implements(tmp_path: Path) -> None:
+    repo, (sha,) = make_repo(tmp_path / "r", [{"src/parse.h": PARSE_H, "src/parse.c": PARSE_C}])
+    root = tmp_path / "idx"
+    with GitRepo(repo) as git:
+        build_index(git, sha, root, policy=PathPolicy())
+        index = open_index(root, sha)
+    evidence, _ = issue.gather(index, analyze(GARBAGE_REPORT), RetrieverConfig())
+    assert evidence["src/parse.h"].role == "declaration"
+    assert evidence["src/parse.c"].role == "source"
+    # the header's comment repeats the report's words: by words alone it comes first
+    level = RetrieverConfig(issue_declaration_factor=1.0)
+    assert [p for p, _ in issue.rank_files(evidence, level)] == ["src/parse.h", "src/parse.c"]
+    ranked = [p for p, _ in issue.rank_files(evidence, RetrieverConfig())]
+    assert ranked == ["src/parse.c", "src/parse.h"]
+    for path in ("types/index.d.ts", "lib/api.d.mts", "pkg/_core.pyi", "include/x.hpp"):
+        assert issue._role_of(path, "source", "c", None) == "declaration"
+    assert issue._role_of("lib/index.ts", "source", "typescript", None) == "source"

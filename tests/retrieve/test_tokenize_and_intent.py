@@ -2,12 +2,44 @@
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
 from codegold.index.lexical import BM25Index, top_k
-from codegold.index.tokenize import path_tokens, split_identifier, tokenize, tokenize_query
+from codegold.index.tokenize import (
+    _WORD,
+    find_words,
+    path_tokens,
+    split_identifier,
+    tokenize,
+    tokenize_query,
+)
 from codegold.retrieve.query import Intent, analyze
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "def f(x):\n    return x2 + 0x1F - 12.5e3 * $el_1 // a$b",
+        "2x 10px 3_000 1e10 _9 $0 x86_64",  # runs starting with digits, then letters
+        "naïve café = größe(ünïcode)",  # non-ASCII letters separate words
+        "\x1c\x1dsep\x1farated\x7f\tby\x0bcontrol\x0cchars",
+        "",
+        "   ",
+    ],
+)
+def test_find_words_gives_the_regex_matches(text: str) -> None:
+    assert find_words(text) == _WORD.findall(text)
+
+
+def test_find_words_gives_the_regex_matches_on_random_text() -> None:
+    rng = random.Random(15)
+    alphabet = "aZ_$09 .\t\n(){}-é\x1c"
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        assert find_words(text) == _WORD.findall(text), text
 
 
 @pytest.mark.parametrize(

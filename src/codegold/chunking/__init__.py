@@ -25,7 +25,7 @@ import json
 import re
 from collections.abc import Iterable
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codegold.chunking.config import DEFAULT_CONFIG, ChunkerConfig, ChunkResult, role_for_file
 from codegold.chunking.heuristic import digest as heuristic_digest
@@ -39,10 +39,13 @@ from codegold.chunking.languages import (
     registered_languages,
 )
 from codegold.chunking.model import Chunk
-from codegold.chunking.structural import chunk_source
+from codegold.chunking.structural import chunk_source, parse_and_chunk
 from codegold.chunking.window import chunk_text, text_format_for_path, window_chunks
 from codegold.corpus.model import FileRole
 from codegold.roles import Role
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 __all__ = [
     "CHUNKER_VERSION",
@@ -100,7 +103,20 @@ __all__ = [
 #: a C function whose header is a macro call (``PHP_FUNCTION(strlen)``) is named by it.
 #: 11: a constant whose declaration the parser closed with an invented ``;`` names
 #: nothing (``JNIEXPORT jint`` before ``JNICALL Java_f(…) {`` no longer defines ``jint``).
-ALGORITHM_VERSION = "12"
+#: 12: a macro line is a declaration's type only in the first column, above a declarator
+#: that is no statement keyword.
+#: 13: JavaScript/TypeScript class values are containers (``module.exports = class App
+#: {…}`` is split when long; ``module.exports = exports = internals.Template = class {…}``
+#: is ``internals.Template``, members ``internals.Template.render``); a module-level
+#: ``const f = wrap((…) => {…})`` is a function; googletest ``TEST(Suite, Name)`` is
+#: ``Suite.Name``; Rust ``macro_rules!`` transcribers name the items they write with
+#: literal names (``Value.from``); Ruby ``X.class_eval do … end`` qualifies its methods;
+#: a Python, JavaScript, TypeScript, Go, Java or Rust file whose parse fails keeps the
+#: names the regex fallback finds in its windows (hono's ``src/types.ts``).
+#: 14: a JavaScript/TypeScript object literal with function members assigned to a
+#: property at module level (``internals.methods = { attempt(…) {…} }``) is a container
+#: named by the target (``internals.methods.attempt``).
+ALGORITHM_VERSION = "14"
 
 
 def chunk_file(
@@ -121,23 +137,21 @@ def chunk_file(
     if language == "c" and _is_cpp_header(path, text):
         language = "cpp"
     if language is not None:
-        result = chunk_source(path, text, language=language, file_role=file_role, config=config)
+        result, tree = parse_and_chunk(
+            path, text, language=language, file_role=file_role, config=config
+        )
         if language == "rust" and file_role is FileRole.SOURCE and "cfg(test)" in text:
-            result = _mark_test_modules(result, text)
+            result = _mark_test_modules(result, tree.root_node)
         return result
     return chunk_text(path, text, file_role=file_role, config=config)
 
 
-def _rust_test_spans(text: str) -> list[tuple[int, int]]:
-    """1-based line spans of ``#[cfg(test)] mod … { }`` blocks: Rust keeps unit tests
-    inside source files, and they are tests, not definitions."""
-    from tree_sitter import Parser
-
-    from codegold.chunking.languages import grammar
-
-    tree = Parser(grammar("rust")).parse(text.encode("utf-8"))
+def _rust_test_spans(root: Node) -> list[tuple[int, int]]:
+    """1-based line spans of ``#[cfg(test)] mod … { }`` blocks (``root``: the file's
+    parse, the chunker's): Rust keeps unit tests inside source files, and they are
+    tests, not definitions."""
     spans: list[tuple[int, int]] = []
-    stack = [tree.root_node]
+    stack = [root]
     while stack:
         node = stack.pop()
         for child in node.named_children:
@@ -157,8 +171,8 @@ def _rust_test_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _mark_test_modules(result: ChunkResult, text: str) -> ChunkResult:
-    spans = _rust_test_spans(text)
+def _mark_test_modules(result: ChunkResult, root: Node) -> ChunkResult:
+    spans = _rust_test_spans(root)
     if not spans:
         return result
     chunks = tuple(

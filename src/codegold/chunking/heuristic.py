@@ -486,8 +486,95 @@ _FAMILIES = (
     _family("lex", (".l", ".ll", ".lex"), _C_FAMILY_PATTERNS, comments=_C_COMMENTS),
 )
 
+# JavaScript and TypeScript definitions a line starts: classes, interfaces, enums and
+# namespaces (containers); functions, function-valued variables, type aliases and
+# property assignments (`res.send = function`); class members by their signature line.
+_JS_FAMILY_PATTERNS = [
+    (
+        r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?"
+        r"(?:class|interface|enum|namespace)\s+(?P<name>[\w$]+)",
+        CONTAINER,
+    ),
+    (
+        r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:async\s+)?function\s*\*?\s*"
+        r"(?P<name>[\w$]+)",
+        FUNCTION,
+    ),
+    (
+        r"^\s*(?:export\s+)?(?:const|let|var)\s+(?P<name>[\w$]+)\s*(?::[^=]+)?=\s*"
+        r"(?:async\s+)?(?:function\b|\([^)]*\)?\s*(?:=>|$)|[\w$]+\s*=>|<)",
+        FUNCTION,
+    ),
+    (r"^\s*(?:export\s+)?(?:declare\s+)?type\s+(?P<name>[\w$]+)\s*(?:<.*>)?\s*=", FUNCTION),
+    (r"^(?P<name>[\w$]+(?:\.[\w$]+)+)\s*=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>)", FUNCTION),
+    (
+        r"^\s+(?:(?:public|private|protected|static|readonly|abstract|override|async|get|set)"
+        r"\s+)*\*?(?P<name>#?[\w$]+)\s*(?:<[^>]*>)?\s*\([^;]*\)\s*(?::[^{;=]+)?\{\s*$",
+        FUNCTION,
+    ),
+]
+
 # Fallbacks for structural languages whose parse failed (keyed by language name).
 _STRUCTURAL_FAMILIES: tuple[Family, ...] = (
+    _family("javascript", (), _JS_FAMILY_PATTERNS, comments=_C_COMMENTS),
+    _family("typescript", (), _JS_FAMILY_PATTERNS, comments=_C_COMMENTS),
+    _family("tsx", (), _JS_FAMILY_PATTERNS, comments=_C_COMMENTS),
+    _family(
+        "python",
+        (),
+        [
+            (r"^\s*class\s+(?P<name>\w+)", CONTAINER),
+            (r"^\s*(?:async\s+)?def\s+(?P<name>\w+)", FUNCTION),
+        ],
+    ),
+    _family(
+        "go",
+        (),
+        [
+            (
+                r"^func\s+(?:\(\s*(?:\w+\s+)?\*?(?P<kind>\w+)(?:\[[^\]]*\])?\s*\)\s*)?"
+                r"(?P<name>\w+)",
+                FUNCTION,
+            ),
+            (r"^type\s+(?P<name>\w+)", FUNCTION),
+        ],
+        comments=_C_COMMENTS,
+    ),
+    _family(
+        "java",
+        (),
+        [
+            (_MODIFIERS + r"(?:class|interface|enum|record|@interface)\s+(?P<name>\w+)", CONTAINER),
+            (
+                _MODIFIERS + r"(?:<[^>()]*>\s+)?(?:[\w<>\[\],?.]+\s+)+(?P<name>\w+)\s*\(",
+                FUNCTION,
+            ),
+        ],
+        comments=(*_C_COMMENTS, "@"),
+    ),
+    _family(
+        "rust",
+        (),
+        [
+            (
+                r"^\s*impl(?:<[^>]*>)?\s+(?:[^{]*?\s+for\s+)?&?(?:mut\s+)?(?:[\w]+::)*"
+                r"(?P<name>\w+)",
+                CONTAINER,
+            ),
+            (r"^\s*(?:pub(?:\([^)]*\))?\s+)?trait\s+(?P<name>\w+)", CONTAINER),
+            (
+                r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|const|unsafe|extern\s+\"\w+\")\s+)*"
+                r"fn\s+(?P<name>\w+)",
+                FUNCTION,
+            ),
+            (
+                r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:struct|enum|union|type)\s+(?P<name>\w+)",
+                FUNCTION,
+            ),
+            (r"^\s*macro_rules!\s*(?P<name>\w+)", FUNCTION),
+        ],
+        comments=(*_C_COMMENTS, "#["),
+    ),
     _family("c", (), _C_FAMILY_PATTERNS, comments=_C_COMMENTS),
     _family("cpp", (), _C_FAMILY_PATTERNS, comments=_C_COMMENTS),
     _family(

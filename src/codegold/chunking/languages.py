@@ -119,6 +119,11 @@ class LanguageSpec:
     #: A container chunk holding member prototypes (bodies defined elsewhere) is a
     #: declaration: C++ ``class X { void f(); };`` in a header.
     prototype_containers_declare: bool = False
+    #: Node type of a macro definition whose transcribers are item templates (Rust
+    #: ``macro_rules!``): the functions, types and methods written in them with literal
+    #: names are also symbols of the macro's chunk (``Value.from`` of ``impl From<$t>
+    #: for Value { fn from … }``).
+    macro_item_definitions: str | None = None
 
     def __post_init__(self) -> None:
         if not self.name or not self.name.replace("_", "").replace("-", "").isalnum():
@@ -248,6 +253,7 @@ _BUILTINS: tuple[LanguageSpec, ...] = (
         "tree_sitter_rust",
         distribution="tree-sitter-rust",
         namespace_kinds=frozenset({"module"}),
+        macro_item_definitions="macro_definition",
         # ``impl Index<Match> for [u8]``: rustdoc's names for slice, array and tuple types.
         symbol_rewrites=(
             (r"^\[[^\[\]]*;[^\[\]]*\](?=\.|$)", "array"),

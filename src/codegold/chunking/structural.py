@@ -49,10 +49,10 @@ import threading
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, chain, compress
 from operator import attrgetter
 
-from tree_sitter import Node, Parser, Query, QueryCursor
+from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 
 from codegold.chunking.config import DEFAULT_CONFIG, ChunkerConfig, ChunkResult, role_for_file
 from codegold.chunking.heuristic import family_for_language
@@ -108,6 +108,19 @@ def _parser(language: str) -> Parser:
     if parser is None or parser.language is not current:
         parser = parsers[language] = Parser(current)
     return parser
+
+
+_errors: dict[str, tuple[Language, Query]] = {}
+
+
+def _error_query(language: str) -> Query:
+    """``(ERROR) @error`` compiled once per grammar (it costs a millisecond or two, and
+    every file whose parse holds an error asks for it)."""
+    current = grammar(language)
+    cached = _errors.get(language)
+    if cached is None or cached[0] is not current:
+        cached = _errors[language] = (current, Query(current, "(ERROR) @error"))
+    return cached[1]
 
 
 @dataclass(slots=True, eq=False)
@@ -270,7 +283,9 @@ class _File:
         self.file_role = file_role
         self.lines = text.split("\n")
         self.src = text.encode("utf-8", "surrogatepass")
-        self.line_starts = [0, *accumulate(len(line) + 1 for line in self.src.split(b"\n"))]
+        self.line_starts = list(
+            accumulate(map((1).__add__, map(len, self.src.split(b"\n"))), initial=0)
+        )
         lowered = path.lower()
         self.declaration_file = bool(spec.declaration_suffixes) and lowered.endswith(
             spec.declaration_suffixes
@@ -298,6 +313,8 @@ class _File:
                 self.macro_rows = resolution.macro_rows
         #: First rows of definitions whose alternative headers sit above them.
         self.span_floor: dict[int, int] = {}
+        #: The parse of ``parse_src``, once :meth:`run` has made it.
+        self.tree: Tree | None = None
 
     # ---- helpers -------------------------------------------------------------
 
@@ -324,9 +341,7 @@ class _File:
         definitions that parsed cleanly inside one (the functions of a macro-heavy C
         file whose one unparsable statement left the whole file under an ``ERROR``)."""
         rows: set[int] = set()
-        for node in (
-            QueryCursor(Query(grammar(language), "(ERROR) @error")).captures(root).get("error", [])
-        ):
+        for node in QueryCursor(_error_query(language)).captures(root).get("error", []):
             rows.update(range(node.start_point[0], _last_row(node) + 1))
         if rows:
             for capture, nodes in captured.items():
@@ -483,6 +498,8 @@ class _File:
                 d.qnames = list(d.names)
                 continue
             self.qualify(d, parent)
+            if d.node.type == self.spec.macro_item_definitions and d.qnames:
+                d.qnames += [n for n in _macro_items(d.node, self.spec.name) if n not in d.qnames]
 
     def qualify(self, d: _Def, parent: _Def | None) -> None:
         """Name ``d`` by its nearest enclosing definition that is neither a namespace nor
@@ -783,7 +800,7 @@ class _File:
     # ---- the run --------------------------------------------------------------
 
     def run(self, language: str) -> ChunkResult:
-        tree = _parser(language).parse(self.parse_src)
+        tree = self.tree = _parser(language).parse(self.parse_src)
         root = tree.root_node
         captured = QueryCursor(compiled_query(language).query).captures(root)
         if root.has_error and self.error_share(root, language, captured) > ERROR_LINE_SHARE:
@@ -872,26 +889,29 @@ class _File:
             for capture, nodes in captured.items()
             if capture.startswith(_REFERENCE)
         )
-        nodes = [node for _, group in ordered for node in group]
+        nodes = list(chain.from_iterable(group for _, group in ordered))
         if nodes and pieces:
-            # every reference's piece at once (bisect_right over the pieces' first bytes)
+            # every reference's piece at once (bisect_right over the pieces' first bytes);
+            # the byte offsets are read into lists in C and kept as they are when every
+            # reference lies in a piece (the usual case: only blank lines are in none)
             import numpy as np
 
-            n = len(nodes)
-            begins = np.fromiter(map(_START_BYTE, nodes), dtype=np.int64, count=n)
-            ends = np.fromiter(map(_END_BYTE, nodes), dtype=np.int64, count=n)
+            begins = list(map(_START_BYTE, nodes))
+            ends = list(map(_END_BYTE, nodes))
+            at = np.array(begins, dtype=np.int64)
             priorities = np.repeat(
                 np.asarray([p for p, _ in ordered], dtype=np.int64), [len(g) for _, g in ordered]
             )
-            within = np.searchsorted(np.asarray(byte_starts, dtype=np.int64), begins, "right") - 1
+            within = np.searchsorted(np.asarray(byte_starts, dtype=np.int64), at, "right") - 1
             last = np.asarray(byte_ends, dtype=np.int64)[np.maximum(within, 0)]
-            kept = np.flatnonzero((within >= 0) & (begins < last))
+            inside = (within >= 0) & (at < last)
+            if not inside.all():
+                kept = np.flatnonzero(inside)
+                within, priorities = within[kept], priorities[kept]
+                mask = inside.tolist()
+                begins, ends = list(compress(begins, mask)), list(compress(ends, mask))
             for i, begin, end, priority in zip(
-                within[kept].tolist(),
-                begins[kept].tolist(),
-                ends[kept].tolist(),
-                priorities[kept].tolist(),
-                strict=True,
+                within.tolist(), begins, ends, priorities.tolist(), strict=True
             ):
                 refs[i].setdefault(src[begin:end], priority)
 
@@ -992,6 +1012,79 @@ class _File:
         return list(self.build(definitions, captured))
 
 
+#: What a metavariable (``$ty``) reads as when a macro body is parsed as items: no name
+#: anyone writes, so a definition named by one is left out.
+_METAVARIABLE = "__codegold_metavariable_"
+
+
+def _transcribe(nodes: Sequence[Node], out: list[str]) -> None:
+    """The tokens of a macro transcriber with each repetition ``$( … ),*`` written once
+    and each metavariable replaced by a placeholder identifier."""
+    for node in nodes:
+        if node.type == "metavariable":
+            out.append(_METAVARIABLE + (node.text or b"").decode("utf-8", "replace")[1:])
+        elif node.type == "token_repetition":
+            inner = node.children
+            opened = next((i for i, c in enumerate(inner) if c.type == "("), None)
+            closed = max((i for i, c in enumerate(inner) if c.type == ")"), default=None)
+            if opened is not None and closed is not None and closed > opened:
+                _transcribe(inner[opened + 1 : closed], out)
+        elif node.child_count:
+            _transcribe(node.children, out)
+        elif node.text is not None:
+            out.append(node.text.decode("utf-8", "replace"))
+
+
+def _macro_items(node: Node, language: str) -> list[str]:
+    """Names of the items a ``macro_rules!`` writes with literal names: free functions,
+    structs, enums and traits bare, methods of an ``impl`` of a named type ``Type.method``
+    (a type or name given by a metavariable is none anyone writes, and a method outside
+    an impl has no type to be named by)."""
+    names: list[str] = []
+    for rule in node.named_children:
+        right = rule.child_by_field_name("right") if rule.type == "macro_rule" else None
+        if right is None or right.child_count < 2:
+            continue
+        tokens: list[str] = []
+        _transcribe(right.children[1:-1], tokens)
+        if not any(token in ("fn", "struct", "enum", "trait", "impl") for token in tokens):
+            continue
+        tree = _parser(language).parse(" ".join(tokens).encode("utf-8", "surrogatepass"))
+        for item in tree.root_node.named_children:
+            if item.type == "function_item" and _takes_self(item):
+                # A method written for whatever impl invokes the macro: no type to name.
+                continue
+            if item.type in ("function_item", "struct_item", "enum_item", "trait_item"):
+                _add_item_name(names, None, item.child_by_field_name("name"))
+            elif item.type == "impl_item":
+                owner = _base_type_name(item.child_by_field_name("type"))
+                body = item.child_by_field_name("body")
+                if owner is None or owner.startswith(_METAVARIABLE) or body is None:
+                    continue
+                for member in body.named_children:
+                    if member.type == "function_item":
+                        _add_item_name(names, owner, member.child_by_field_name("name"))
+    return names
+
+
+def _takes_self(function: Node) -> bool:
+    parameters = function.child_by_field_name("parameters")
+    return parameters is not None and any(
+        child.type == "self_parameter" for child in parameters.named_children
+    )
+
+
+def _add_item_name(names: list[str], owner: str | None, node: Node | None) -> None:
+    if node is None or node.text is None:
+        return
+    name = node.text.decode("utf-8", "replace")
+    if _METAVARIABLE in name or not re.fullmatch(r"\w+", name):
+        return
+    qualified = f"{owner}.{name}" if owner else name
+    if qualified not in names:
+        names.append(qualified)
+
+
 def _header_name(header: str, language: str) -> str | None:
     """The name a lone function header (``int umain(int argc, char **argv) {``)
     declares, read by parsing it with an empty body; C++ ``A::b`` reads ``A.b``."""
@@ -1027,5 +1120,21 @@ def chunk_source(
     ``path`` is recorded in every chunk (and decides declaration files such as
     ``.pyi``); ``text`` is the whole file. See the module docstring for the rules.
     """
-    spec = get_language(language)
-    return _File(path, text, spec, file_role, config).run(language)
+    return parse_and_chunk(path, text, language=language, file_role=file_role, config=config)[0]
+
+
+def parse_and_chunk(
+    path: str,
+    text: str,
+    *,
+    language: str,
+    file_role: FileRole,
+    config: ChunkerConfig = DEFAULT_CONFIG,
+) -> tuple[ChunkResult, Tree]:
+    """:func:`chunk_source`, and the tree it parsed the file into (for C and C++, the
+    source with its brace-splitting conditionals resolved, at the same offsets), so a
+    caller that reads the syntax again (Rust's test modules) does not parse it twice."""
+    file = _File(path, text, get_language(language), file_role, config)
+    result = file.run(language)
+    assert file.tree is not None
+    return result, file.tree

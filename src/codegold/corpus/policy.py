@@ -234,6 +234,13 @@ DEFAULT_PATTERNS: Final[Mapping[str, tuple[str, ...]]] = {
         "*Test.java",
         "*Tests.java",
         "*Test.kt",
+        "*Tests.kt",
+        "*Test.php",  # PHPUnit's convention, beside the code as often as under tests/
+        "*Test.cs",
+        "*Tests.cs",
+        "*Tests.swift",
+        "*Spec.scala",
+        "*Test.scala",
         "*_test.rs",
         "*_test.cc",
         "*_test.cpp",
@@ -507,6 +514,7 @@ class _Matcher:
         self._glob_dir = _alternation(glob_dir)
         self._whole = _alternation(whole)
         self._dirs: dict[str, int] = {}
+        self._paths: dict[str, str | None] = {}
 
     def _dir_index(self, directory: str) -> int:
         best = self._dirs.get(directory)
@@ -528,9 +536,21 @@ class _Matcher:
         return best
 
     def match(self, path: str) -> str | None:
-        """The pattern that matches ``path``; None if none does (or a ``!`` one wins)."""
+        """The pattern that matches ``path``; None if none does (or a ``!`` one wins).
+        Memoised: an inventory classifies a file once by its path and again once its
+        content is known."""
         if not self.patterns:
             return None
+        try:
+            return self._paths[path]
+        except KeyError:
+            pass
+        if len(self._paths) >= _DIR_CACHE_LIMIT:
+            self._paths.clear()
+        found = self._paths[path] = self._match(path)
+        return found
+
+    def _match(self, path: str) -> str | None:
         directory, _, base = path.rpartition("/")
         best = max(
             self._dir_index(directory),

@@ -7,12 +7,14 @@ import gc
 import hashlib
 import os
 import shutil
+import signal
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -141,6 +143,10 @@ def _store_fresh(
 
 #: Less to chunk than this is chunked in the main process (a pool costs more).
 POOL_MIN_BYTES = 2_000_000
+
+#: Fewer chunks than this and the symbol table is written in the main process (a
+#: forked writer costs more than it saves).
+WRITER_MIN_ROWS = 5_000
 
 #: Changes whenever :class:`_FileRecord` or what it is computed from changes.
 RECORD_VERSION = "file-record-3"
@@ -400,22 +406,33 @@ def _build_into(
         if e.status is FileStatus.INDEXED
     ]
     stats: dict[str, int] = {}
+    workers = options.workers or min(os.cpu_count() or 1, 4)
     try:
         assembly = _chunk_all(jobs, cache, options, progress, stats, repo)
         if progress:
             progress("lexical index", 0, 1)
         per_file = assembly.per_file
         n_rows = assembly.rows
-        chunk_index, file_index = assembly.lexical.finish()
-        chunk_index.save(folder / "lexical")
-        file_index.save(folder / FILE_LEXICAL)
-        del chunk_index, file_index
-        write_json_atomic(folder / FILE_LEXICAL / "files.json", assembly.file_order, pretty=False)
-        (folder / "symbols.msgpack").write_bytes(assembly.symbols.encoded())
-        with (folder / "chunks.msgpack").open("wb") as handle:
-            handle.write(array_header(n_rows))
-            handle.writelines(assembly.chunks)
-        del assembly
+        write_aside = partial(_write_aside, folder, assembly.lexical, assembly.symbols)
+        # the chunk index, the whole-file index and the symbol table are made from
+        # the same merged state and share nothing: with more than one worker, a forked
+        # process writes the last two while this one makes the first
+        (folder / FILE_LEXICAL).mkdir()
+        helper = _Writer.start(write_aside) if workers > 1 and n_rows >= WRITER_MIN_ROWS else None
+        try:
+            assembly.lexical.chunk_index().save(folder / "lexical")
+            write_json_atomic(
+                folder / FILE_LEXICAL / "files.json", assembly.file_order, pretty=False
+            )
+            with (folder / "chunks.msgpack").open("wb") as handle:
+                handle.write(array_header(n_rows))
+                handle.writelines(assembly.chunks)
+            if helper is None or not helper.wait():
+                write_aside()
+        finally:
+            if helper is not None:
+                helper.stop()
+        del assembly, write_aside
         signals = ["lexical", "symbols"]
         embedding = None
         if options.embedder is not None:
@@ -454,6 +471,53 @@ def _build_into(
     record = {**msgspec.to_builtins(manifest), "files": msgspec.to_builtins(digest_files(folder))}
     write_json_atomic(folder / MANIFEST, record)
     return manifest
+
+
+def _write_aside(folder: Path, lexical: IndexMerger, symbols: SymbolMerger) -> None:
+    """What a forked writer writes while the main process makes the chunk index."""
+    lexical.file_index().save(folder / FILE_LEXICAL)
+    (folder / "symbols.msgpack").write_bytes(symbols.encoded())
+
+
+class _Writer:
+    """A forked process running ``write`` (files it leaves whole only on success):
+    :meth:`wait` says whether it did, and the caller runs ``write`` itself when it did
+    not (or when no process could be forked)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid: int | None = pid
+
+    @classmethod
+    def start(cls, write: Callable[[], None]) -> _Writer | None:
+        if not hasattr(os, "fork"):
+            return None
+        try:
+            pid = os.fork()
+        except OSError:  # no process to spare: the caller writes it
+            return None
+        if pid == 0:  # the writer: never returns into the build
+            code = 1
+            try:
+                write()
+                code = 0
+            finally:
+                os._exit(code)
+        return cls(pid)
+
+    def wait(self) -> bool:
+        """Whether the writer exited having written the whole file."""
+        assert self.pid is not None
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = None
+        return os.waitstatus_to_exitcode(status) == 0
+
+    def stop(self) -> None:
+        """Kill the writer if it still runs (the build failed first) and reap it."""
+        if self.pid is not None:
+            with suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.pid = None
 
 
 def _count(entries: Sequence[InventoryEntry], status: FileStatus) -> int | None:
@@ -515,14 +579,21 @@ def _chunk_all(
     repo: GitRepo,
 ) -> _Assembly:
     """Every job's record, from the cache or chunked, into an assembly in file order.
-    With a pool, the main process decodes, stores and merges what it has (cached
-    records, finished batches) while the workers go on."""
+    With a pool, the main process reads the cached records once the workers have
+    started, then decodes, stores and merges what it has (cached records, finished
+    batches) while they go on."""
     version = chunker_version(options.chunker)
     keys = [_cache_key(j, version) for j in jobs]
-    cached = cache.get_many("files", keys)
-    # read after the records: the table then holds every string they name
-    assembly = _Assembly(cache.sync_strings())
-    todo = [i for i, key in enumerate(keys) if key not in cached]
+    present = cache.has_many("files", keys)
+    cached: dict[str, bytes] = {}
+    assembly: _Assembly | None = None
+
+    def read_cached() -> _Assembly:
+        cached.update(cache.get_many("files", [k for k in keys if k in present]))
+        # read after the records: the table then holds every string they name
+        return _Assembly(cache.sync_strings())
+
+    todo = [i for i, key in enumerate(keys) if key not in present]
     unread = {jobs[i].blob for i in todo if jobs[i].data is None}
     if unread:  # classified from cached facts, but their records are not cached
         blobs = dict(repo.read_blobs(sorted(unread)))
@@ -536,6 +607,7 @@ def _chunk_all(
     if progress:
         progress("chunking", 0, len(todo))
     if workers <= 1 or total_bytes < POOL_MIN_BYTES:
+        assembly = read_cached()
         raws: list[bytes] = []
         for n, i in enumerate(todo, 1):
             raws.append(_chunk_job(jobs[i], options.chunker, version))
@@ -563,6 +635,7 @@ def _chunk_all(
 
         def follow() -> None:
             nonlocal following
+            assert assembly is not None
             files: list[tuple[_FileJob, _StoredRecord]] = []
             while following < len(jobs):
                 key = keys[following]
@@ -580,6 +653,7 @@ def _chunk_all(
         try:
             results = pool.map(_work, payloads)
             del payloads
+            assembly = read_cached()  # meanwhile
             follow()  # meanwhile: the cached files before the first one being chunked
             for batch, raw in zip(batches, results, strict=True):
                 outs = msgspec.msgpack.decode(raw, type=list[bytes])
@@ -597,6 +671,7 @@ def _chunk_all(
         follow()
     if progress:
         progress("chunking", len(todo), len(todo))
+    assert assembly is not None
     return assembly
 
 

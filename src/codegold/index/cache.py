@@ -114,6 +114,20 @@ class BuildCache:
             found.update({k: bytes(v) for k, v in rows})
         return found
 
+    def has_many(self, table: str, keys: Iterable[str]) -> set[str]:
+        """Which of ``keys`` are stored (read from the key index alone: no record is
+        read). Rows are never deleted, so each stays readable by :meth:`get_many`."""
+        found: set[str] = set()
+        keys = list(keys)
+        for i in range(0, len(keys), 500):
+            batch = keys[i : i + 500]
+            marks = ",".join("?" * len(batch))
+            rows = self._db.execute(
+                f"SELECT key FROM {_table(table)} WHERE key IN ({marks})", batch
+            )
+            found.update(k for (k,) in rows)
+        return found
+
     def put_many(self, table: str, items: Iterable[tuple[str, bytes]]) -> None:
         with self._db:
             self._db.executemany(

@@ -19,7 +19,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from codegold.index.derived import read_derived, write_derived
+from codegold.index.derived import SortedKeys, read_derived, write_derived
 from codegold.index.strings import StringTable, check_ids, offsets
 
 
@@ -146,55 +146,6 @@ class _Terms(msgspec.Struct):
 SORTED_TERMS = "vocab.sorted"
 
 
-class _SortedTerms:
-    """Term -> id by binary search over the terms in UTF-8 byte order: the payload is
-    ``n`` (int64), the ids in that order (int64), where each term ends in the text
-    (int64), then the terms' text."""
-
-    def __init__(self, payload: memoryview) -> None:
-        if len(payload) < 8:
-            raise ValueError("sorted terms too short")
-        (n,) = payload[:8].cast("q")
-        self.n = int(n)
-        if not 0 <= self.n <= (len(payload) - 8) // 16:
-            raise ValueError("sorted terms do not hold their count")
-        self._ids = payload[8 : 8 + 8 * self.n].cast("q")
-        self._ends = payload[8 + 8 * self.n : 8 + 16 * self.n].cast("q")
-        self._text = payload[8 + 16 * self.n :]
-        if len(self._ends) != self.n or (self.n and self._ends[self.n - 1] != len(self._text)):
-            raise ValueError("sorted terms do not frame their text")
-
-    @staticmethod
-    def derive(terms: list[str]) -> bytes:
-        encoded = [t.encode() for t in terms]
-        order = sorted(range(len(encoded)), key=encoded.__getitem__)
-        ends = np.cumsum([len(encoded[i]) for i in order], dtype=np.int64)
-        return b"".join(
-            [
-                np.int64(len(order)).tobytes(),
-                np.asarray(order, dtype="<i8").tobytes(),
-                ends.astype("<i8").tobytes(),
-                b"".join(encoded[i] for i in order),
-            ]
-        )
-
-    def find(self, term: str) -> int | None:
-        key = term.encode()
-        ends, text = self._ends, self._text
-        lo, hi = 0, self.n
-        while lo < hi:
-            mid = (lo + hi) // 2
-            start = ends[mid - 1] if mid else 0
-            probe = bytes(text[start : ends[mid]])
-            if probe < key:
-                lo = mid + 1
-            elif probe > key:
-                hi = mid
-            else:
-                return int(self._ids[mid])
-        return None
-
-
 class _Vocab(Mapping[str, int]):
     """Term -> id over the stored vocabulary, without decoding it for a short query.
 
@@ -231,18 +182,18 @@ class _Vocab(Mapping[str, int]):
         return self._terms_list
 
     @cached_property
-    def _sorted(self) -> _SortedTerms:
+    def _sorted(self) -> SortedKeys:
         path = self._sorted_path
         payload = read_derived(path, self._sha256) if path else None
         if payload is not None:
             with contextlib.suppress(ValueError):
-                found = _SortedTerms(payload)
+                found = SortedKeys(payload)
                 if found.n == self._size:
                     return found
-        derived = _SortedTerms.derive(self._terms)
+        derived = SortedKeys.derive({t.encode(): [i] for i, t in enumerate(self._terms)})
         if path is not None:
             write_derived(path, self._sha256, derived)
-        return _SortedTerms(memoryview(derived))
+        return SortedKeys(memoryview(derived))
 
     def _dict(self) -> dict[str, int]:
         if self._ids is None:
@@ -252,10 +203,10 @@ class _Vocab(Mapping[str, int]):
     def __getitem__(self, term: str) -> int:
         if self._ids is None and self._lookups < self.LOOKUPS:
             self._lookups += 1
-            found = self._sorted.find(term)
+            found = self._sorted.find(term.encode())
             if found is None:
                 raise KeyError(term)
-            return found
+            return found[0]
         return self._dict()[term]
 
     def __contains__(self, term: object) -> bool:
@@ -449,9 +400,14 @@ class IndexMerger:
         self._files.extend(files)
 
     def finish(self, params: BM25Params = BM25Params()) -> tuple[BM25Index, BM25Index]:
-        files = self._files
+        """Both indexes (the files fed are let go)."""
+        chunk_index, file_index = self.chunk_index(params), self.file_index(params)
         self._files = []
-        parts = [chunks for chunks, _ in files]
+        return chunk_index, file_index
+
+    def chunk_index(self, params: BM25Params = BM25Params()) -> BM25Index:
+        """The chunk index of the files fed so far (they are kept: see :meth:`finish`)."""
+        parts = [chunks for chunks, _ in self._files]
         sids, runs = global_ids([p.terms for p in parts], [p.term_ids for p in parts], self.strings)
         # a term's id is its rank by first occurrence, file after file (each file's
         # terms are listed in the order its postings first use them)
@@ -461,14 +417,20 @@ class IndexMerger:
         names = self.strings.strings
         # the term list as the index stores it (a dict is built only if it is queried)
         vocab = _Vocab(list(map(names.__getitem__, order.tolist())))
-        chunk_index = _from_postings(vocab, dense[sids], parts, params)
+        return _from_postings(vocab, dense[sids], parts, params)
+
+    def file_index(self, params: BM25Params = BM25Params()) -> BM25Index:
+        """The whole-file index of the files fed so far (independent of
+        :meth:`chunk_index`: the two can be made in two processes)."""
         # the file documents: the same runs, each file's whole-file term indexes
-        with_whole = [(p, w) for p, w in files if w is not None]
+        with_whole = [(p, w) for p, w in self._files if w is not None]
         file_sids, _ = global_ids(
             [p.terms for p, _ in with_whole], [w.term_ids for _, w in with_whole], self.strings
         )
         file_order = first_order(file_sids)  # the file index's own vocabulary
+        dense = np.zeros(len(self.strings), dtype=np.int32)
         dense[file_order] = np.arange(len(file_order), dtype=np.int32)
+        names = self.strings.strings
         file_vocab = _Vocab(list(map(names.__getitem__, file_order.tolist())))
         wholes = [w for _, w in with_whole]
         docs = TermCounts(
@@ -478,8 +440,7 @@ class IndexMerger:
             postings=int32_bytes(len(f.counts) // 4 for f in wholes),
             lengths=int32_bytes(f.length for f in wholes),
         )
-        file_index = _from_postings(file_vocab, dense[file_sids], [docs], params)
-        return chunk_index, file_index
+        return _from_postings(file_vocab, dense[file_sids], [docs], params)
 
 
 def intern_counts(parts: Sequence[TermCounts], strings: StringTable) -> list[InternedCounts]:

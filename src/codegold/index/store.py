@@ -56,7 +56,7 @@ from codegold._lines import split_lines
 from codegold.corpus.model import FileRole, FileStatus
 from codegold.errors import EnvironmentProblem, InputError
 from codegold.index._msgpack import array_header
-from codegold.index.derived import read_derived, write_derived
+from codegold.index.derived import read_derived, read_derived_map, write_derived
 from codegold.index.lexical import BM25Builder, BM25Index
 from codegold.index.manifest import IndexManifest
 from codegold.index.symbols import StoredSymbols, SymbolTable
@@ -73,6 +73,10 @@ SETTLED_NS = 2_000_000_000
 #: The row ends of chunks.msgpack (little-endian int64), derived from its framing by
 #: the first search (see :mod:`codegold.index.derived`).
 CHUNK_ENDS = "chunks.ends"
+#: chunks.msgpack with ASCII letters lowercased, derived by the first phrase search of
+#: a table this large (a smaller one is lowered in memory when a search needs it)
+CHUNK_LOWER = "chunks.lower"
+_LOWER_KEPT = 8 << 20
 
 
 class DamagedIndex(EnvironmentProblem):
@@ -234,6 +238,7 @@ class ChunkTable(Sequence[IndexedChunk]):
     def __init__(self, data: bytes | mmap.mmap, folder: Path, sha256: str | None = None) -> None:
         self._folder = folder
         self._data = data
+        self._sha256 = sha256
         ends = _valid_ends(read_derived(folder / CHUNK_ENDS, sha256), len(data))
         if ends is None:
             try:
@@ -309,20 +314,33 @@ class ChunkTable(Sequence[IndexedChunk]):
         return self._rows  # type: ignore[return-value]
 
     @cached_property
-    def _lowered(self) -> tuple[bytes, npt.NDArray[np.int64]]:
-        """The stored bytes with ASCII letters lowercased, and where each row ends."""
-        return bytes(self._data).lower(), self._ends
+    def _lowered(self) -> tuple[bytes | mmap.mmap, int]:
+        """The stored bytes with ASCII letters lowercased (a buffer to ``find`` in) and
+        where the table's first byte is in it. A large table's are derived once and
+        kept beside it (:data:`CHUNK_LOWER`); a small one's are made here."""
+        size = len(self._data)
+        if self._keeps_lowered:
+            kept = read_derived_map(self._folder / CHUNK_LOWER, self._sha256)
+            if kept is not None and len(kept[0]) - kept[1] == size:
+                return kept
+            low = bytes(self._data).lower()
+            write_derived(self._folder / CHUNK_LOWER, self._sha256, low)
+            return low, 0
+        return bytes(self._data).lower(), 0
+
+    @property
+    def _keeps_lowered(self) -> bool:
+        return self._sha256 is not None and len(self._data) >= _LOWER_KEPT
 
     def _rows_holding(self, char: str) -> list[int]:
-        """Rows whose stored bytes hold ``char`` (a vectorised scan for its UTF-8 bytes:
-        ``bytes.find`` is slow for a needle this short)."""
-        low, ends = self._lowered
+        """Rows whose stored bytes hold the non-ASCII ``char`` (a vectorised scan for
+        its UTF-8 bytes: ``bytes.find`` is slow for a needle this short)."""
         code = char.encode()
-        data = np.frombuffer(low, dtype=np.uint8)
+        data = np.frombuffer(self._data, dtype=np.uint8)
         at = np.flatnonzero(data[: len(data) - len(code) + 1] == code[0])
         for i, byte in enumerate(code[1:], start=1):
             at = at[data[at + i] == byte]
-        rows = np.unique(np.searchsorted(ends, at, side="right"))
+        rows = np.unique(np.searchsorted(self._ends, at, side="right"))
         return [int(r) for r in rows if r < len(self._ends)]
 
     def rows_containing(self, phrase: str, limit: int) -> list[int] | None:
@@ -334,17 +352,18 @@ class ChunkTable(Sequence[IndexedChunk]):
         """
         if not phrase.isascii() or "\0" in phrase:
             return None
-        low, ends = self._lowered
-        n = len(self._ends)
+        low, base = self._lowered
+        ends = self._ends
+        n = len(ends)
 
         def matches(needle: bytes) -> Iterator[int]:
-            at = low.find(needle)
+            at = low.find(needle, base)
             while at != -1:
-                row = int(np.searchsorted(ends, at, side="right"))
+                row = int(np.searchsorted(ends, at - base, side="right"))
                 if row >= n:
                     return
                 yield row
-                at = low.find(needle, int(ends[row]))
+                at = low.find(needle, base + int(ends[row]))
 
         found: list[Iterator[int]] = [matches(phrase.encode())]
         found += [iter(self._rows_holding(char)) for char in _lowering_into(phrase)]
@@ -361,10 +380,26 @@ class ChunkTable(Sequence[IndexedChunk]):
         """Those of ``rows`` (ascending) whose lowercased text contains the ASCII
         ``phrase``, at most ``limit``: a row's stored bytes, lowercased, say whether it
         is worth decoding (they hold the phrase, or one of the characters whose
-        ``str.lower()`` holds ASCII), and only such a row is decoded and checked."""
+        ``str.lower()`` holds ASCII), and only such a row is decoded and checked. A
+        large table's lowered bytes are kept (:attr:`_lowered`), so each row is a
+        bounded ``find`` in them; a small table's rows are lowered one by one."""
         needle = phrase.encode()
         odd = [char.encode() for char in _lowering_into(phrase)]
         found: list[int] = []
+        if self._keeps_lowered:
+            low, base = self._lowered
+            data, ends = self._data, self._ends
+            for row in rows:
+                if len(found) >= limit:
+                    break
+                start = int(ends[row - 1]) if row else self._first
+                end = int(ends[row])
+                worth = low.find(needle, base + start, base + end) != -1 or any(
+                    data.find(o, start, end) != -1 for o in odd
+                )
+                if worth and phrase in self[row].text.lower():
+                    found.append(row)
+            return found
         for row in rows:
             if len(found) >= limit:
                 break
@@ -739,7 +774,9 @@ def load_build(folder: Path) -> LoadedIndex:
         reading = "lexical"
         lexical = BM25Index.load(folder / reading, _sha(digests, "lexical/vocab.json"))
         reading = "symbols.msgpack"
-        symbols = SymbolTable.open(folder / reading, _damaged_by(folder, reading))
+        symbols = SymbolTable.open(
+            folder / reading, _damaged_by(folder, reading), _sha(digests, reading)
+        )
     except (OSError, ValueError, KeyError, msgspec.DecodeError, msgspec.ValidationError) as exc:
         # Digests matched, so the build was written wrong; still never a traceback.
         detail = exc.strerror if isinstance(exc, OSError) else type(exc).__name__

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
@@ -13,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from codegold.index._msgpack import encode_row_lists
+from codegold.index.derived import SortedKeys, read_derived, write_derived
 from codegold.index.lexical import global_ids, int32_bytes, stable_argsort
 from codegold.index.strings import StringTable
 
@@ -217,10 +219,14 @@ class SymbolTable(msgspec.Struct, frozen=True):
 
     @classmethod
     def open(
-        cls, path: Path, damaged: Callable[[Exception], Exception] | None = None
+        cls,
+        path: Path,
+        damaged: Callable[[Exception], Exception] | None = None,
+        sha256: str | None = None,
     ) -> StoredSymbols:
-        """The table saved at ``path``, read lazily (the same lookups as :meth:`load`)."""
-        return StoredSymbols(path.read_bytes(), damaged)
+        """The table saved at ``path``, read lazily (the same lookups as :meth:`load`);
+        ``sha256``, its verified digest, lets sorted maps derived before be reused."""
+        return StoredSymbols(path.read_bytes(), damaged, path, sha256)
 
 
 def _empty_map() -> msgspec.Raw:
@@ -236,17 +242,27 @@ class _RawTables(msgspec.Struct):
 
 _NAMES = msgspec.msgpack.Decoder(dict[str, msgspec.Raw])
 _ROWS = msgspec.msgpack.Decoder(list[int])
+_MAP = msgspec.msgpack.Decoder(dict[str, list[int]])
 
 
 class StoredSymbols:
-    """A saved :class:`SymbolTable` decoded as lookups need it: a map's names the first
-    time it is consulted, a name's rows when that name is asked for. A search asks for
-    a handful of names; decoding every row list of a large repository costs more."""
+    """A saved :class:`SymbolTable` decoded as lookups need it. A search asks for a
+    handful of names; decoding every row list of a large repository costs more, and so
+    does decoding a map's names: given the verified digest of the saved table, each map
+    consulted is searched in a sorted copy the first search derived and kept beside it
+    (``symbols.<map>.sorted``); without it, a map's names are decoded the first time
+    it is consulted and a name's rows when that name is asked for."""
 
     def __init__(
-        self, data: bytes, damaged: Callable[[Exception], Exception] | None = None
+        self,
+        data: bytes,
+        damaged: Callable[[Exception], Exception] | None = None,
+        path: Path | None = None,
+        sha256: str | None = None,
     ) -> None:
         self._damaged = damaged
+        self._path = path
+        self._sha256 = sha256 if path is not None else None
         tables = msgspec.msgpack.decode(data, type=_RawTables)
         self._raw = {
             "defs": tables.defs,
@@ -255,18 +271,39 @@ class StoredSymbols:
             "refs_norm": tables.refs_norm,
         }
         self._names: dict[str, dict[str, msgspec.Raw]] = {}
+        self._sorted: dict[str, SortedKeys] = {}
         self._rows: dict[tuple[str, str], list[int]] = {}
+
+    def _sorted_map(self, table: str) -> SortedKeys:
+        found = self._sorted.get(table)
+        if found is None:
+            assert self._path is not None
+            derived = self._path.with_name(f"{self._path.stem}.{table}.sorted")
+            payload = read_derived(derived, self._sha256)
+            if payload is not None:
+                with contextlib.suppress(ValueError):
+                    found = SortedKeys(payload)
+            if found is None:
+                rows = _MAP.decode(self._raw[table])
+                made = SortedKeys.derive({k.encode(): v for k, v in rows.items()})
+                write_derived(derived, self._sha256, made)
+                found = SortedKeys(memoryview(made))
+            self._sorted[table] = found
+        return found
 
     def _lookup(self, table: str, key: str) -> list[int]:
         found = self._rows.get((table, key))
         if found is not None:
             return found
         try:
-            names = self._names.get(table)
-            if names is None:
-                names = self._names[table] = _NAMES.decode(self._raw[table])
-            raw = names.get(key)
-            found = [] if raw is None else _ROWS.decode(raw)
+            if self._sha256 is not None:
+                found = self._sorted_map(table).find(key.encode()) or []
+            else:
+                names = self._names.get(table)
+                if names is None:
+                    names = self._names[table] = _NAMES.decode(self._raw[table])
+                raw = names.get(key)
+                found = [] if raw is None else _ROWS.decode(raw)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             if self._damaged is None:
                 raise

@@ -183,13 +183,26 @@ def word_tokens(word: str) -> tuple[str, ...]:
 
 _word_tokens = lru_cache(maxsize=200_000)(word_tokens)
 
-#: The words of a text, each then split into tokens by :func:`word_tokens`.
-find_words = _WORD.findall
+#: Every ASCII character no word holds, as a space.
+_SPACED = str.maketrans({c: " " for c in map(chr, range(128)) if not (c.isalnum() or c in "_$")})
+
+
+def find_words(text: str) -> list[str]:
+    """The words of a text (:data:`_WORD`'s matches), each then split into tokens by
+    :func:`word_tokens`. ASCII text (most code) is cut at every other character in C,
+    in about two thirds of the regex's time, unless a run of word characters starts
+    with a digit and goes on with letters (``2x``: the regex splits it) -- then, and
+    for any other text, by the regex."""
+    if text.isascii():
+        words = text.translate(_SPACED).split()
+        if not any(w[0].isdigit() and not w.isdigit() for w in words):
+            return words
+    return _WORD.findall(text)
 
 
 def tokenize(text: str) -> list[str]:
     """Tokens of code or prose: identifiers split, lowercased and stemmed."""
-    return list(chain.from_iterable(map(_word_tokens, _WORD.findall(text))))
+    return list(chain.from_iterable(map(_word_tokens, find_words(text))))
 
 
 def tokenize_query(text: str) -> list[str]:

@@ -156,6 +156,7 @@ class RetrieverConfig:
     issue_test_factor: float = 0.3
     issue_docs_factor: float = 0.3
     issue_other_factor: float = 0.3
+    issue_declaration_factor: float = 0.8  # headers, .d.ts, .pyi: they declare, others act
     issue_chunks_per_file: int = 3
     # a file's next chunks score its score times (chunk / its best chunk) ** share, so a
     # file far ahead shows more of itself before the next file's best (0: one each)

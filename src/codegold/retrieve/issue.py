@@ -221,8 +221,14 @@ def _role_of(path: str, file_role: str, language: str | None, primary: str | Non
         return "other"
     if primary is not None and language != primary:
         return "foreign"
+    if _DECLARATION_FILE.search(path):
+        return "declaration"
     return "source"
 
+
+#: Files that declare what other files implement: C and C++ headers, TypeScript
+#: declaration files, Python stubs.
+_DECLARATION_FILE = re.compile(r"\.(?:h|hh|hpp|hxx|pyi)$|\.d\.[mc]?ts$")
 
 _PRIMARY: dict[str, str | None] = {}
 
@@ -467,6 +473,8 @@ def rank_files(evidence: dict[str, FileEvidence], cfg: RetrieverConfig) -> list[
             score *= cfg.issue_docs_factor
         elif e.role in ("other", "foreign"):
             score *= cfg.issue_other_factor
+        elif e.role == "declaration":
+            score *= cfg.issue_declaration_factor
         scored.append((path, score))
     scored.sort(key=lambda fs: (-fs[1], fs[0]))
     return scored

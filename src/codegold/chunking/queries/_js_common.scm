@@ -29,8 +29,28 @@
   (expression_statement
     (assignment_expression
       left: (member_expression property: (property_identifier)) @name
-      right: (class))
+      right: (class body: (class_body) @body))
     (#not-eq? @name "module.exports")) @definition.class)
+; A class assigned through a chain, `module.exports = exports = internals.Template =
+; class {…}`: by the target nearest the class (`internals.Template`, members
+; `internals.Template.render`); `module.exports = class {…}`: by the file's name.
+(program
+  (expression_statement
+    (assignment_expression
+      right: [(assignment_expression
+               left: (member_expression property: (property_identifier)) @name
+               right: (class !name body: (class_body) @body))
+              (assignment_expression
+                right: (assignment_expression
+                  left: (member_expression property: (property_identifier)) @name
+                  right: (class !name body: (class_body) @body)))])
+    (#not-match? @name "^(module\\.)?exports$")) @definition.class)
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression) @_exports @filename
+      right: (class !name body: (class_body) @body))
+    (#eq? @_exports "module.exports")) @definition.class)
 ; module.exports = function name() {...}: by its own name; anonymous: by the file's name.
 (program
   (expression_statement
@@ -44,6 +64,35 @@
       left: (member_expression) @_exports @filename
       right: [(function_expression !name) (arrow_function)])
     (#eq? @_exports "module.exports")) @definition.function)
+; A function made by wrapping a function literal in a call, `const handler =
+; asyncHandler(async (req, res) => {…})`, `export const useStore = create((set) => …)`,
+; `const f = memoize(function (x) {…})`: a function named by its variable.
+; Module level only (a `jest.fn(() => …)` in a test is no definition), and not a value
+; computed with a callback (`const t = argv.find((a) => …)`).
+(program
+  [(lexical_declaration
+     (variable_declarator
+       name: (identifier) @name
+       value: (call_expression
+         function: (_) @_wrap
+         arguments: (arguments [(arrow_function) (function_expression) (generator_function)]))))
+   (variable_declaration
+     (variable_declarator
+       name: (identifier) @name
+       value: (call_expression
+         function: (_) @_wrap
+         arguments: (arguments [(arrow_function) (function_expression) (generator_function)]))))
+  ] @definition.function
+  (#not-match? @_wrap "\\.(map|filter|find|findIndex|findLast|reduce|some|every|forEach|flatMap|sort|then|catch|finally|replace)$"))
+(program
+  (export_statement
+    (lexical_declaration
+      (variable_declarator
+        name: (identifier) @name
+        value: (call_expression
+          function: (_) @_wrap
+          arguments: (arguments [(arrow_function) (function_expression) (generator_function)])))) @definition.function)
+  (#not-match? @_wrap "\\.(map|filter|find|findIndex|findLast|reduce|some|every|forEach|flatMap|sort|then|catch|finally|replace)$"))
 ; Other values exported by name (exports.json = bodyParser.json): names only.
 (program
   (expression_statement
@@ -281,6 +330,30 @@
          (pair
            key: [(property_identifier) @name (string (string_fragment) @name)]
            value: [(function_expression) (arrow_function) (generator_function)]) @definition.method]))))])
+
+; An object literal with function members assigned to a property at module level,
+; `internals.methods = { assert(value, schema) {…}, attempt(…) {…} }` (joi), `Foo.defaults
+; = {…}`: a container named by the target as written (`internals.methods.attempt`); its
+; other properties are left alone. (`module.exports = {…}` and `X.prototype = {…}` are
+; above.)
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier)) @name
+      right: (object
+        [(method_definition) (pair value: [(function_expression) (arrow_function) (generator_function)])]) @body)
+    (#not-match? @name "^(module\\.)?exports$|\\.prototype$")) @definition.class)
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier)) @_target
+      right: (object
+        [(method_definition
+           name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+         (pair
+           key: [(property_identifier) @name (string (string_fragment) @name)]
+           value: [(function_expression) (arrow_function) (generator_function)]) @definition.method]))
+    (#not-match? @_target "^(module\\.)?exports$|\\.prototype$")))
 
 ; Members mixed into a constructor by a top-level call, Object.assign(X.prototype, {...}),
 ; utils.inherits(AxiosError, Error, { toJSON: function toJSON() {...} }), _.extend(X, {...}):

@@ -11,7 +11,28 @@
 ; pointer or reference declarators); it belongs to the innermost definition or
 ; prototype containing it.
 (function_declarator
-  declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name)
+  declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name
+  (#not-match? @name "^[A-Z_]*TEST[A-Z_]*$"))
+; A test written as a macro, googletest's `TEST(ParserTest, ParsesEmpty) {…}` (also
+; TEST_F, TEST_P, TYPED_TEST, CppUTest's TEST): `ParserTest.ParsesEmpty`; one name
+; argument, `BOOST_AUTO_TEST_CASE(parses_empty)`, is the test's name.
+(function_definition
+  !type
+  declarator: (function_declarator
+    declarator: (identifier) @_macro
+    parameters: (parameter_list
+      .
+      (parameter_declaration !declarator type: (type_identifier) @scope)
+      .
+      (parameter_declaration !declarator type: (type_identifier) @name)
+      .))
+  (#match? @_macro "^[A-Z_]*TEST[A-Z_]*$")) @definition.function
+(function_definition
+  !type
+  declarator: (function_declarator
+    declarator: (identifier) @_macro
+    parameters: (parameter_list . (parameter_declaration !declarator type: (type_identifier) @name) .))
+  (#match? @_macro "^[A-Z_]*TEST[A-Z_]*$")) @definition.function
 (function_declarator declarator: (template_function name: (identifier) @name))
 (function_declarator
   declarator: (qualified_identifier

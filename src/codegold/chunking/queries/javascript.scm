@@ -30,13 +30,13 @@
 
 (class_declaration name: (identifier) @name) @definition.class
 (lexical_declaration
-  (variable_declarator name: (identifier) @name value: (class))) @definition.class
+  (variable_declarator name: (identifier) @name value: (class body: (class_body) @body))) @definition.class
 ; module.exports = class Application extends Emitter {...}: by the class's own name.
 (program
   (expression_statement
     (assignment_expression
       left: (member_expression) @_exports
-      right: (class name: (identifier) @name))
+      right: (class name: (identifier) @name body: (class_body) @body))
     (#eq? @_exports "module.exports")) @definition.class)
 
 ; Class members (object literals other than the exported ones below are left alone).

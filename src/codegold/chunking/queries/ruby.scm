@@ -30,6 +30,15 @@
   (#match? @_maker "^(Struct|Class|Module|Data)$")
   (#match? @_new "^(new|define)$")) @definition.class
 
+; `Shell::Basic.class_eval do … end` (also class_exec, module_eval, module_exec,
+; instance_eval) reopens the class: its methods are `Basic.say_status`. An impl: it
+; defines its methods, not the class.
+(call
+  receiver: [(constant) @name (scope_resolution scope: (_) @scope name: (constant) @name)]
+  method: (identifier) @_eval
+  block: [(do_block) (block)] @body
+  (#match? @_eval "^(class_eval|class_exec|module_eval|module_exec|instance_eval)$")) @definition.impl
+
 ; Methods made by define_method with a literal name, like `def`.
 (call
   method: (identifier) @_define

@@ -49,13 +49,13 @@
 (class_declaration name: (type_identifier) @name) @definition.class
 (abstract_class_declaration name: (type_identifier) @name) @definition.class
 (lexical_declaration
-  (variable_declarator name: (identifier) @name value: (class))) @definition.class
+  (variable_declarator name: (identifier) @name value: (class body: (class_body) @body))) @definition.class
 ; module.exports = class Application extends Emitter {...}: by the class's own name.
 (program
   (expression_statement
     (assignment_expression
       left: (member_expression) @_exports
-      right: (class name: (type_identifier) @name))
+      right: (class name: (type_identifier) @name body: (class_body) @body))
     (#eq? @_exports "module.exports")) @definition.class)
 
 (interface_declaration name: (type_identifier) @name) @declaration.interface
