@@ -40,6 +40,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpora", type=Path, default=quality.CORPORA)
     parser.add_argument("--work", type=Path, default=quality.WORK)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument(
+        "--earlier-heldout",
+        action="store_true",
+        help="also tune on cases tagged heldout (the held-out suites of earlier waves, "
+        "measured already and now development data)",
+    )
+    parser.add_argument(
+        "--classes",
+        default="",
+        help="comma-separated query classes to tune on (default: every class)",
+    )
     parser.add_argument("--no-nice", action="store_true")
     args = parser.parse_args(argv)
     if not args.no_nice:
@@ -52,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     from codegold.index.store import open_index
     from codegold.tune import tune
 
+    classes = {c for c in args.classes.split(",") if c}
     cases = []
     indexes = {}
     names = []
@@ -63,7 +75,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {spec.name}: skipped ({spec.skip or 'no index: run quality.py'})")
             continue
         suite = load_suite(spec.cases)
-        mine = [c for c in suite.cases if "heldout" not in (c.tags or ())]
+        mine = [
+            c
+            for c in suite.cases
+            if (args.earlier_heldout or "heldout" not in (c.tags or ()))
+            and (not classes or c.query_class in classes)
+        ]
         if not mine:
             continue
         index = open_index(folder)

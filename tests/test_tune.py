@@ -155,6 +155,7 @@ def test_the_precision_and_prose_knobs_are_searched() -> None:
         "type_factor",
         "phrase_fragments",
         "w_callee",
+        "w_raise",
         "abbreviation_weight",
     ):
         assert knob in names, knob

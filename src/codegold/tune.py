@@ -136,6 +136,7 @@ _WEIGHTS = (
     Param("w_path", (0.5, 1.0, 1.5, 2.0)),
     Param("w_phrase", (0.5, 1.0, 1.5, 2.0, 3.0)),
     Param("w_callee", (0.0, 0.5, 1.0, 2.0)),
+    Param("w_raise", (0.0, 1.0, 2.0, 3.0, 4.0)),
     Param("abbreviation_weight", (0.0, 0.25, 0.5, 1.0)),
 )
 _DENSE = Param("w_dense", (0.0, 0.5, 1.0, 1.5, 2.0))

@@ -420,3 +420,124 @@ def test_a_go_file_only_a_custom_tag_builds_ranks_below_the_default_build(
     named = HybridRetriever(index).search("how is the binding picked when built with nomsgpack?")
     tagged = next(r for r, _ in named.ranked if index.chunks[r].file.endswith("nomsgpack.go"))
     assert "build" not in named.explanations[tagged].factors
+
+
+MESSAGES_JS = """'use strict';
+
+exports.messages = {
+    'object.base': '{{#label}} must be of type object',
+    'object.unknown': '{{#label}} is not allowed',
+    'object.missing': '{{#label}} must contain at least one of {{#peers}}'
+};
+"""
+
+KEYS_JS = """'use strict';
+
+internals.unknown = function (schema, value, errors, prefs) {
+
+    for (const key of Object.keys(value)) {
+        if (!schema.$_terms.keys.has(key)) {
+            errors.push(schema.$_createError('object.unknown', value[key], { child: key }, prefs));
+        }
+    }
+};
+"""
+
+# many chunks that say "validation error" and "allowed" more often than the raise site
+NOISE_JS = "'use strict';\n\n" + "\n".join(
+    f"// check{i}: a validation error when the value is not one of the allowed values.\n"
+    f"exports.check{i} = function check{i}(validation, error, allowed) "
+    f"{{ return validation.error(allowed); }};\n"
+    for i in range(12)
+)
+
+
+def test_a_pasted_message_from_a_message_table_finds_the_code_raising_its_key(
+    tmp_path: Path,
+) -> None:
+    index = _index(
+        tmp_path,
+        {"lib/messages.js": MESSAGES_JS, "lib/keys.js": KEYS_JS, "lib/noise.js": NOISE_JS},
+    )
+    query = 'ValidationError: "role" is not allowed'
+    on = HybridRetriever(index).search(query)
+    off = HybridRetriever(index, RetrieverConfig(w_raise=0.0)).search(query)
+    raised = _rank(index, on.ranked, "lib/keys.js", "internals.unknown")
+    assert raised <= 2
+    assert raised < _rank(index, off.ranked, "lib/keys.js", "internals.unknown")
+    row = on.ranked[raised - 1][0]
+    assert "raise" in on.explanations[row].signals
+    assert all("raise" not in e.signals for e in off.explanations.values())
+
+
+def test_a_message_tables_key_is_read_from_the_entry_or_the_arm_above() -> None:
+    from codegold.retrieve.hybrid import _message_key
+
+    def key(line: str, phrase: str, previous: str = "") -> tuple[str, str] | None:
+        return _message_key(line[: line.lower().find(phrase)], previous)
+
+    assert key("    'object.unknown': '{{#label}} is not allowed',", "is not allowed") == (
+        "quoted",
+        "object.unknown",
+    )
+    assert key('        "unknown": "Unknown field.",', "unknown field") == ("quoted", "unknown")
+    assert key(
+        '    Self::ExtraForbidden {..} => "Extra inputs are not permitted",', "extra inputs"
+    ) == (
+        "name",
+        "ExtraForbidden",
+    )
+    assert key('    UNKNOWN_FIELD("Unknown field"),', "unknown field") == ("name", "UNKNOWN_FIELD")
+    assert key('    case ERR_DEPTH: return "nesting too deep";', "nesting") == ("name", "ERR_DEPTH")
+    assert key('\tErrNotFound = errors.New("not found")', "not found") == ("name", "ErrNotFound")
+    # the message on the line below a match arm or case label
+    assert key(
+        '        f.write_str("key must be a string")',
+        "key must be",
+        previous="        ErrorCode::KeyMustBeAString => {",
+    ) == ("name", "KeyMustBeAString")
+    # raising or printing a literal is no table entry
+    assert key('    raise ValueError("not found")', "not found") is None
+    assert key("    throw new Error('not found')", "not found") is None
+    assert key('    f.write_str("not found")', "not found") is None
+    assert key('    log.error("not found")', "not found") is None
+
+
+def _gem_file(i: int) -> str:
+    return (
+        "module AcmeClient\n"
+        f"  # Helper{i}: logging, formatting and encoding helpers for the client\n"
+        f"  LEVEL{i} = :info\n\n"
+        f"  def self.helper{i}(value)\n"
+        f"    value.to_s * {i}\n"
+        "  end\n"
+        "end\n"
+    )
+
+
+REQUEST_RB = """module AcmeClient
+  class Request
+    # the parser format for a response, by its mime type
+    def format_from_mimetype(mimetype)
+      return nil if mimetype.nil?
+      SupportedFormats.each { |type, format| return format if mimetype.include?(type) }
+      nil
+    end
+  end
+end
+"""
+
+
+def test_a_namespace_every_file_opens_is_no_definition_to_rank(tmp_path: Path) -> None:
+    files = {f"lib/acme/helper{i}.rb": _gem_file(i) for i in range(6)}
+    files["lib/acme/request.rb"] = REQUEST_RB
+    index = _index(tmp_path, files)
+    wrappers = [r for r in index.symbols.definitions("AcmeClient")]
+    assert len({index.chunks[r].file for r in wrappers}) > 4
+    query = "how does AcmeClient pick the parser format from the response mimetype?"
+    result = HybridRetriever(index).search(query)
+    assert _rank(index, result.ranked, "lib/acme/request.rb", "Request.format_from_mimetype") == 1
+    assert all("symbol" not in result.explanations[r].signals for r in wrappers)
+    # a bare name still finds every place that defines it
+    bare = HybridRetriever(index).search("AcmeClient")
+    assert any("symbol" in bare.explanations[r].signals for r in wrappers)

@@ -126,7 +126,7 @@ class RayExecutor:
                 where = address or "a local instance"
                 raise EnvironmentProblem(f"cannot start Ray on {where}: {exc}") from None
             self._started = True
-        self.workers = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
+        self.workers = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call, unused-ignore]
         self._remote: dict[Any, Any] = {}
 
     def map(

@@ -100,6 +100,9 @@ class RetrieverConfig:
     # functions the named definition calls ("how does c.ShouldBind pick JSON vs XML":
     # the answer is often in binding.Default, which ShouldBind calls); 0: off
     w_callee: float = 1.0
+    # a pasted message found in a message table (``'object.unknown': '… is not
+    # allowed'``): the code that raises it by its key; 0: off
+    w_raise: float = 3.0
     # the short forms code writes for a question's words (environment: env), each
     # counted this much in the lexical query (0: off)
     abbreviation_weight: float = 0.5

@@ -118,6 +118,8 @@ class HybridRetriever:
         for name, weight in self._symbol_names(analysis):
             exact = table.definitions(name)
             found = exact or table.definitions_ci(name)
+            if found and weight == 1.0 and self._namespace(found, analysis):
+                found = []
             if found:
                 # a name defined in many places says less about each place
                 share = weight * (1.0 if exact else 0.6) / math.log2(1 + len(found))
@@ -129,6 +131,19 @@ class HybridRetriever:
                 for row in used:
                     refs[row] = refs.get(row, 0.0) + share
         return _order(defs), _order(refs)
+
+    def _namespace(self, rows: list[int], analysis: QueryAnalysis) -> bool:
+        """Whether a name the prose question writes is the project's namespace: only
+        modules, classes and other containers define it, in more than
+        ``_NAMESPACE_FILES`` files (``module HTTParty`` opened again in every file of
+        a gem, a PHP or C# namespace). Every file's wrapper would otherwise rank as
+        the definition asked for; a bare name (``get`` with a file open) keeps them."""
+        if not _prose_question(analysis):
+            return False
+        chunks = self.index.chunks
+        if any(chunks[r].kind not in HUB_KINDS for r in rows):
+            return False
+        return len({chunks[r].file for r in rows}) > _NAMESPACE_FILES
 
     def _callees(
         self, analysis: QueryAnalysis, defs: list[tuple[int, float]]
@@ -229,6 +244,71 @@ class HybridRetriever:
                 hits[row] = hits.get(row, 0.0) + value
         return _order(hits)[: self.config.candidates_per_signal]
 
+    def _raise_sites(self, analysis: QueryAnalysis) -> list[tuple[int, float]]:
+        """The code that raises a pasted message kept in a message table.
+
+        Many libraries keep their messages in one table keyed by an error code
+        (``'object.unknown': '{{#label}} is not allowed'``, ``"unknown": "Unknown
+        field."``, ``Self::ExtraForbidden {..} => "Extra inputs are not permitted"``)
+        and raise them by the key elsewhere (``$_createError('object.unknown', …)``,
+        ``self.error_messages["unknown"]``, ``ErrorTypeDefaults::ExtraForbidden``).
+        For each phrase of the message found on a keyed line of non-test code, the
+        other chunks that write that key (as the same quoted string, or as the same
+        name), each by how few chunks write it.
+        """
+        if not analysis.phrases:
+            return []
+        chunks = self.index.chunks
+        keys: dict[tuple[str, str], float] = {}
+        limit = self.config.candidates_per_signal
+        for phrase in analysis.phrases:
+            rows = self.index.rows_containing(phrase, limit=limit)
+            if not rows or len(rows) >= limit:
+                continue  # too common a phrase to say which entry it is
+            for row in rows:
+                chunk = chunks[row]
+                if chunk.role in ("test", "docs"):
+                    continue
+                text = chunk.text
+                low = text.lower()
+                if len(low) != len(text):
+                    text = low  # a character that lowers to two: offsets in one spelling
+                at = low.find(phrase)
+                while at >= 0:
+                    start = text.rfind("\n", 0, at) + 1
+                    above = text.rfind("\n", 0, max(start - 1, 0)) + 1 if start else start
+                    previous = text[above : start - 1] if start else ""
+                    entry = _message_key(text[start:at], previous)
+                    if entry is not None:
+                        weight = len(phrase.split()) / math.log2(1 + len(rows))
+                        keys[entry] = max(keys.get(entry, 0.0), weight)
+                    at = low.find(phrase, at + len(phrase))
+        hits: dict[int, float] = {}
+        for (kind, key), weight in list(keys.items())[:_RAISE_KEYS]:
+            if kind == "name":
+                found = list(self.index.symbols.references(key))
+                if len(found) > 4 * _RAISE_LIMIT:
+                    continue  # a name written everywhere says nothing
+            else:
+                # one scan for the key, then the rows that write it quoted; a key in
+                # more rows than that is too common to say where it is raised
+                quoted = [f"{q}{key}{q}" for q in "'\"`"]
+                rows = self.index.rows_containing(key, limit=4 * _RAISE_LIMIT)
+                if len(rows) >= 4 * _RAISE_LIMIT:
+                    continue
+                found = [r for r in rows if any(f in chunks[r].text.lower() for f in quoted)]
+            found = [
+                r
+                for r in found
+                if chunks[r].role not in ("test", "docs")
+                and not any(p in chunks[r].text.lower() for p in analysis.phrases)
+            ]
+            if not found or len(found) > _RAISE_LIMIT:
+                continue
+            for r in found:
+                hits[r] = max(hits.get(r, 0.0), weight / math.log2(1 + len(found)))
+        return _order(hits)[:limit]
+
     def _dense(self, analysis: QueryAnalysis) -> list[tuple[int, float]]:
         if self.embedder is None or self.index.vectors is None:
             return []
@@ -265,6 +345,7 @@ class HybridRetriever:
             "phrase": (cfg.w_phrase, self._phrases(analysis)),
             "dense": (cfg.w_dense, self._dense(analysis) if cfg.dense_mode == "fuse" else []),
             "callee": (cfg.w_callee, self._callees(analysis, defs) if cfg.w_callee > 0 else []),
+            "raise": (cfg.w_raise, self._raise_sites(analysis) if cfg.w_raise > 0 else []),
         }
         fused, explanations = self._fuse(signals)
         candidates = _order(fused)
@@ -1084,9 +1165,51 @@ _NOT_CALLS = frozenset(
     ]
 )
 _FRAGMENT_LIMIT = 20
+#: a message table's entry up to its message: ``'object.unknown': '``, ``"unknown":
+#: "``, ``Self::ExtraForbidden {..} => "``, ``UNKNOWN("``, ``case ERR_X: return "``
+_KEYED = re.compile(
+    r"^\s*(?:(?:case|var|const|let|static|final|public|private|protected|readonly|pub|"
+    r"export)\s+)*"
+    r"(?:(?P<q>['\"`])(?P<quoted>[\w.$:/-]{3,})(?P=q)"
+    r"|(?P<name>[A-Za-z_$][\w$]*(?:(?:::|\.)[A-Za-z_$][\w$]*)*))"
+    r"\s*(?:\{[^}]*\}\s*|\([^)]*\)\s*)?(?P<sep>:|=>|=|\(|,)\s*(?:return\s+)?"
+    r"(?:[\w.]+\s*\(\s*)?[rfbu]?['\"`]"
+    r"(?:[^\w'\"`]|\{\{[^}]*\}\}|\$\{[^}]*\}|\{[^}]*\}|%[sdvq])*$"
+)
+#: a match arm or ``case`` label alone on its line (its message on the next)
+_ARM = re.compile(
+    r"^\s*(?:case\s+)?(?:(?P<q>['\"`])(?P<quoted>[\w.$:/-]{3,})(?P=q)"
+    r"|(?P<name>[A-Za-z_$][\w$]*(?:(?:::|\.)[A-Za-z_$][\w$]*)*))"
+    r"\s*(?:\{[^}]*\}\s*|\([^)]*\)\s*)?(?:=>\s*\{?|:)\s*$"
+)
+#: a line that only returns, writes or formats its message
+_CALL_ONLY = re.compile(r"^\s*(?:return\s+)?(?:[\w.!]+\s*\(\s*)*[rfbu]?['\"`]?\W{0,12}$")
+_RAISE_KEYS = 4
+#: a name only container chunks define, in more files than this, is a namespace
+_NAMESPACE_FILES = 4
+_RAISE_LIMIT = 20
 #: signs of a pasted program message (not a statement in prose)
 _MESSAGE = re.compile(r"\b(?:error|warning|exception|fatal|panic|failed)\b|\w:\s", re.I)
 _QUERY_CACHE = 4096
+
+
+def _message_key(before: str, previous: str) -> tuple[str, str] | None:
+    """The key of a message-table entry from the text before its message on the line
+    (or, for a match arm or ``case`` whose message is on the next line, the line
+    above): ``("quoted", "object.unknown")`` or ``("name", "ExtraForbidden")``."""
+    m = _KEYED.match(before)
+    if m is not None and m.group("sep") == "(" and not (m.group("name") or "A")[0].isupper():
+        m = None  # ``f.write_str("…")``, ``error("…")``: a call, not an entry
+    if m is None:
+        m = _ARM.match(previous) if _CALL_ONLY.match(before) else None
+        if m is None:
+            return None
+    if m.group("quoted"):
+        return ("quoted", m.group("quoted").lower())
+    name = re.split(r"::|\.", m.group("name"))[-1]
+    if len(name) < 3 or name in _NOT_CALLS:
+        return None
+    return ("name", name)
 
 
 def _fragments(phrases: tuple[str, ...]) -> list[str]:
