@@ -18,9 +18,9 @@ after it.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -102,31 +102,24 @@ class BuildCache:
         self._seq = seq
         return out
 
-    def get_many(self, table: str, keys: Iterable[str]) -> dict[str, bytes]:
-        found: dict[str, bytes] = {}
+    def _rows_of(self, table: str, columns: str, keys: Iterable[str]) -> Iterator[Any]:
+        """``columns`` of the rows of ``table`` whose key is among ``keys`` (asked 500
+        keys at a time: SQLite bounds a statement's parameters)."""
         keys = list(keys)
         for i in range(0, len(keys), 500):
             batch = keys[i : i + 500]
             marks = ",".join("?" * len(batch))
-            rows = self._db.execute(
-                f"SELECT key, data FROM {_table(table)} WHERE key IN ({marks})", batch
+            yield from self._db.execute(
+                f"SELECT {columns} FROM {_table(table)} WHERE key IN ({marks})", batch
             )
-            found.update({k: bytes(v) for k, v in rows})
-        return found
+
+    def get_many(self, table: str, keys: Iterable[str]) -> dict[str, bytes]:
+        return {k: bytes(v) for k, v in self._rows_of(table, "key, data", keys)}
 
     def has_many(self, table: str, keys: Iterable[str]) -> set[str]:
         """Which of ``keys`` are stored (read from the key index alone: no record is
         read). Rows are never deleted, so each stays readable by :meth:`get_many`."""
-        found: set[str] = set()
-        keys = list(keys)
-        for i in range(0, len(keys), 500):
-            batch = keys[i : i + 500]
-            marks = ",".join("?" * len(batch))
-            rows = self._db.execute(
-                f"SELECT key FROM {_table(table)} WHERE key IN ({marks})", batch
-            )
-            found.update(k for (k,) in rows)
-        return found
+        return {k for (k,) in self._rows_of(table, "key", keys)}
 
     def put_many(self, table: str, items: Iterable[tuple[str, bytes]]) -> None:
         with self._db:
