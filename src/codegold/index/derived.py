@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -84,6 +85,28 @@ class SortedKeys:
         self._text = payload[start + 4 * n_values :]
         if self.n and self._key_ends[self.n - 1] != len(self._text):
             raise ValueError("sorted keys do not frame their text")
+
+    @classmethod
+    def kept(
+        cls,
+        path: Path | None,
+        source_sha256: str | None,
+        items: Callable[[], dict[bytes, list[int]]],
+        count: int | None = None,
+    ) -> SortedKeys:
+        """The sorted keys kept at ``path``, if they were derived from the file whose
+        (verified) SHA-256 is ``source_sha256`` and hold ``count`` keys (when given);
+        else derived from ``items()`` and kept there for the next process."""
+        payload = read_derived(path, source_sha256) if path is not None else None
+        if payload is not None:
+            with contextlib.suppress(ValueError):
+                found = cls(payload)
+                if count is None or found.n == count:
+                    return found
+        made = cls.derive(items())
+        if path is not None:
+            write_derived(path, source_sha256, made)
+        return cls(memoryview(made))
 
     @staticmethod
     def derive(items: dict[bytes, list[int]]) -> bytes:

@@ -6,7 +6,6 @@ vectorised adds: one slice of postings per query term.
 
 from __future__ import annotations
 
-import contextlib
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from codegold.index.derived import SortedKeys, read_derived, write_derived
+from codegold.index.derived import SortedKeys
 from codegold.index.strings import StringTable, check_ids, offsets
 
 
@@ -183,17 +182,12 @@ class _Vocab(Mapping[str, int]):
 
     @cached_property
     def _sorted(self) -> SortedKeys:
-        path = self._sorted_path
-        payload = read_derived(path, self._sha256) if path else None
-        if payload is not None:
-            with contextlib.suppress(ValueError):
-                found = SortedKeys(payload)
-                if found.n == self._size:
-                    return found
-        derived = SortedKeys.derive({t.encode(): [i] for i, t in enumerate(self._terms)})
-        if path is not None:
-            write_derived(path, self._sha256, derived)
-        return SortedKeys(memoryview(derived))
+        return SortedKeys.kept(
+            self._sorted_path,
+            self._sha256,
+            lambda: {t.encode(): [i] for i, t in enumerate(self._terms)},
+            count=self._size,
+        )
 
     def _dict(self) -> dict[str, int]:
         if self._ids is None:

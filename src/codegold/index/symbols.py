@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
@@ -14,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from codegold.index._msgpack import encode_row_lists
-from codegold.index.derived import SortedKeys, read_derived, write_derived
+from codegold.index.derived import SortedKeys
 from codegold.index.lexical import global_ids, int32_bytes, stable_argsort
 from codegold.index.strings import StringTable
 
@@ -278,17 +277,11 @@ class StoredSymbols:
         found = self._sorted.get(table)
         if found is None:
             assert self._path is not None
-            derived = self._path.with_name(f"{self._path.stem}.{table}.sorted")
-            payload = read_derived(derived, self._sha256)
-            if payload is not None:
-                with contextlib.suppress(ValueError):
-                    found = SortedKeys(payload)
-            if found is None:
-                rows = _MAP.decode(self._raw[table])
-                made = SortedKeys.derive({k.encode(): v for k, v in rows.items()})
-                write_derived(derived, self._sha256, made)
-                found = SortedKeys(memoryview(made))
-            self._sorted[table] = found
+            found = self._sorted[table] = SortedKeys.kept(
+                self._path.with_name(f"{self._path.stem}.{table}.sorted"),
+                self._sha256,
+                lambda: {k.encode(): v for k, v in _MAP.decode(self._raw[table]).items()},
+            )
         return found
 
     def _lookup(self, table: str, key: str) -> list[int]:
