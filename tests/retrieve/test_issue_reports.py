@@ -509,3 +509,50 @@ def test_a_header_that_declares_ranks_below_the_file_that_implements(tmp_path: P
     for path in ("types/index.d.ts", "lib/api.d.mts", "pkg/_core.pyi", "include/x.hpp"):
         assert issue._role_of(path, "source", "c", None) == "declaration"
     assert issue._role_of("lib/index.ts", "source", "typescript", None) == "source"
+
+
+ENV = '''def automatic_env(config):
+    """Read every key from the environment."""
+    return config.enable_env()
+
+
+def lookup_env(config, key):
+    """The environment value of a key: nested keys join their parts with the
+    separator, then the prefix is put in front."""
+    name = key
+    if config.prefix:
+        name = config.prefix + "_" + name
+    for part in key.split("."):
+        name = name.replace(part, part.upper())
+    value = config.environ.get(name)
+    if value is None:
+        return None
+    return value.strip()
+'''
+
+ENV_REPORT = """automatic_env does not find nested keys in the environment
+
+With `automatic_env(config)` the nested key db.host is never found in the environment:
+I expected the parts of a nested key to be joined with the separator and the prefix
+put in front, and the value of that name to be returned.
+"""
+
+
+def test_a_short_wrapper_is_shown_after_the_longer_code_that_does_the_work(
+    tmp_path: Path,
+) -> None:
+    repo, (sha,) = make_repo(tmp_path / "r", [{"conf/env.py": ENV}])
+    root = tmp_path / "idx"
+    with GitRepo(repo) as git:
+        build_index(git, sha, root, policy=PathPolicy())
+        index = open_index(root, sha)
+    report = ENV_REPORT
+    # by its words alone the three-line wrapper the report names comes first
+    plain = HybridRetriever(index, RetrieverConfig(issue_wrapper_factor=1.0)).retrieve(
+        report, case_id="c", attempt_id="a"
+    )
+    assert [c.symbol for c in plain.ranked[:2]] == ["automatic_env", "lookup_env"]
+    # a wrapper of ten lines or fewer counts 0.6 of its score: the lookup shows first
+    default = HybridRetriever(index).retrieve(report, case_id="c", attempt_id="a")
+    assert [c.symbol for c in default.ranked[:2]] == ["lookup_env", "automatic_env"]
+    assert RetrieverConfig().issue_wrapper_lines == 10

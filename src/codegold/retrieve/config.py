@@ -169,6 +169,10 @@ class RetrieverConfig:
     issue_name_weight: float = 0.75
     issue_title_definition_factor: float = 1.0  # a definition the title names counts this much
     issue_plain_weight: float = 0.0  # whole-file BM25 of the report as written (the floor)
+    # which of a file's chunks to show: one of this many lines or fewer (a wrapper
+    # that passes the named call on, a one-line getter) counts this much of its score
+    issue_wrapper_lines: int = 10
+    issue_wrapper_factor: float = 0.6
     role_preferences: dict[str, dict[str, float]] = field(
         default_factory=lambda: {k: dict(v) for k, v in ROLE_PREFERENCES.items()}
     )

@@ -295,11 +295,16 @@ _SHOWN_FROM = 12
 
 def _shape(chunk: Any, cfg: RetrieverConfig) -> float:
     """How much a chunk's lexical score counts when choosing which of a file's chunks
-    to show: a line or two of module glue (an import, one long constant) less than
-    the code that acts, as in question ranking."""
-    if chunk.kind == "module" and chunk.end_line - chunk.start_line < 2:
-        return cfg.thin_factor
-    return 1.0
+    to show: a chunk of ``issue_wrapper_lines`` or fewer (a wrapper passing the call
+    the report names on to the code that does the work, a getter) ``issue_wrapper_factor``
+    of it, since a report describes behaviour and the behaviour lives where the work
+    is done; a line or two of module glue (an import, one long constant) also
+    ``thin_factor`` of it, as in question ranking, so it stays below a short function."""
+    lines = chunk.end_line - chunk.start_line + 1
+    factor = cfg.issue_wrapper_factor if lines <= cfg.issue_wrapper_lines else 1.0
+    if chunk.kind == "module" and lines <= 2:
+        factor *= cfg.thin_factor  # glue stays below a short definition
+    return factor
 
 
 def chunk_evidence(top_chunks: list[float], cfg: RetrieverConfig) -> float:
