@@ -149,40 +149,57 @@ def _ends_in_comment(line: bytes) -> bool:
     return opened != -1 and line.find(b"*/", opened + 2) == -1 and line.find(b"//") == -1
 
 
+#: What :func:`_braces` stops at outside a comment: a comment's or a string's start, a brace.
+_BRACE_OR_OPENER = re.compile(rb"[/\"'{}]")
+#: What ends a string literal's scan: its quote, or a backslash escaping the next byte.
+_STRING_STOP = {0x22: re.compile(rb'["\\]'), 0x27: re.compile(rb"['\\]")}
+
+
 def _braces(line: bytes, out: list[tuple[int, int]], in_comment: bool) -> bool:
     """Append the braces of one code line to ``out``; return whether a block comment
-    is still open at its end."""
-    i = 0
+    is still open at its end. (The scan jumps from one byte that matters to the next.)"""
     n = len(line)
-    while i < n:
-        c = line[i]
+    search = _BRACE_OR_OPENER.search
+    i = 0
+    while True:
         if in_comment:
             end = line.find(b"*/", i)
             if end == -1:
                 return True
             in_comment = False
             i = end + 2
-            continue
-        if c == 0x2F and i + 1 < n:  # '/'
-            nxt = line[i + 1]
+        found = search(line, i)
+        if found is None:
+            return False
+        i = found.start()
+        c = line[i]
+        if c == 0x7B:  # '{'
+            out.append((i, 1))
+            i += 1
+        elif c == 0x7D:  # '}'
+            out.append((i, -1))
+            i += 1
+        elif c == 0x2F:  # '/'
+            nxt = line[i + 1] if i + 1 < n else 0
             if nxt == 0x2F:
                 return False
             if nxt == 0x2A:
                 in_comment = True
                 i += 2
-                continue
-        if c in (0x22, 0x27):  # '"' or "'"
+            else:
+                i += 1
+        else:  # a quote: skip the literal, escapes included
+            stop = _STRING_STOP[c].search
             i += 1
-            while i < n and line[i] != c:
-                i += 2 if line[i] == 0x5C else 1
-            i += 1
-            continue
-        if c == 0x7B:
-            out.append((i, 1))
-        elif c == 0x7D:
-            out.append((i, -1))
-        i += 1
-    return in_comment
+            while True:
+                at = stop(line, i)
+                if at is None:
+                    return False
+                i = at.start()
+                if line[i] == c:
+                    i += 1
+                    break
+                i += 2
 
 
 def _statement_end(line: bytes) -> bool:

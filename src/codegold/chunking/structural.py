@@ -51,6 +51,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, compress
 from operator import attrgetter
+from typing import Any
 
 from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 
@@ -281,8 +282,11 @@ class _File:
         self.spec = spec
         self.config = config
         self.file_role = file_role
+        self.text = text
         self.lines = text.split("\n")
         self.src = text.encode("utf-8", "surrogatepass")
+        #: One byte a character: a node's byte offsets index ``text`` as they are.
+        self.ascii = len(self.src) == len(text)
         self.line_starts = list(
             accumulate(map((1).__add__, map(len, self.src.split(b"\n"))), initial=0)
         )
@@ -785,8 +789,17 @@ class _File:
             natural = Role.DEFINITION
         return role_for_file(self.file_role, natural)
 
-    def references(self, refs: dict[bytes, int], excluded: set[str], cap: int) -> tuple[str, ...]:
+    def references(self, refs: dict[Any, int], excluded: set[str], cap: int) -> tuple[str, ...]:
+        """The names of a piece's references (``refs``: word to best priority) that it
+        does not define and that are no stopwords, at most ``cap``, the best kept."""
         stopwords = self.spec.reference_stopwords
+        if self.ascii:
+            names = refs.keys() - excluded
+            if stopwords:
+                names -= stopwords
+            if len(names) > cap:
+                names = {name for _, name in sorted([(refs[n], n) for n in names])[:cap]}
+            return tuple(sorted(names))
         ranked: list[tuple[int, str]] = []
         for raw, priority in refs.items():
             name = raw.decode("utf-8", "replace")
@@ -881,8 +894,10 @@ class _File:
         line_starts = self.line_starts
         byte_starts = [line_starts[p.start] for p in pieces]
         byte_ends = [self.line_end_byte(p.end) for p in pieces]
-        refs: list[dict[bytes, int]] = [{} for _ in pieces]
-        src = self.src
+        #: Per piece, each word it references with the best priority it has there: the
+        #: text itself when the file is ASCII (byte offsets are then character offsets),
+        #: else its bytes, decoded once per piece (see :meth:`references`).
+        refs: list[dict[Any, int]] = [{} for _ in pieces]
         # Calls first, then types, then the rest: the first priority a word gets is its best.
         ordered = sorted(
             (_reference_priority(capture), nodes)
@@ -910,10 +925,11 @@ class _File:
                 within, priorities = within[kept], priorities[kept]
                 mask = inside.tolist()
                 begins, ends = list(compress(begins, mask)), list(compress(ends, mask))
+            source: str | bytes = self.text if self.ascii else self.src
             for i, begin, end, priority in zip(
                 within.tolist(), begins, ends, priorities.tolist(), strict=True
             ):
-                refs[i].setdefault(src[begin:end], priority)
+                refs[i].setdefault(source[begin:end], priority)
 
         chunks: list[Chunk] = []
         cap = self.config.max_references
