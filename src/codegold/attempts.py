@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 import msgspec
 
+from codegold._digest import digest_file as digest_file
 from codegold.errors import InputError
 
 # part of the attempt contract (``index``); defined with the index that writes it
@@ -263,11 +263,3 @@ def _attempt_error(
     except msgspec.DecodeError:
         pass
     return InputError(detail, file=str(path), line=number, case_id=case_id, field=field)
-
-
-def digest_file(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()

@@ -132,15 +132,15 @@ def test_the_worker_is_forked_once_the_digest_thread_is_done(
     import threading
     import time
 
-    import codegold.pipeline.run as run
+    import codegold._digest as hashing
 
-    slow_digest = run.digest_file
+    slow_digest = hashing.digest_file
 
     def digest_file(path: Path) -> str:
         time.sleep(0.3)  # still hashing when the attempts are about to be split
         return slow_digest(path)
 
-    monkeypatch.setattr(run, "digest_file", digest_file)
+    monkeypatch.setattr(hashing, "digest_file", digest_file)
     threads: list[int] = []
     real_start = scoring._Worker.start
 

@@ -78,6 +78,10 @@ def eval_(
     Exits 0 when it evaluated, whatever the pass rate (use `codegold gate` to block),
     2 on bad input.
     """
+    from codegold._digest import digest_meanwhile
+
+    # hashed while the pipeline's modules are imported and the suite is read
+    digest = digest_meanwhile(attempts_path)
     from codegold.cli._progress import echo_err, progress_bar
     from codegold.pipeline import eval_pipeline
 
@@ -100,6 +104,7 @@ def eval_(
             assume_revision=assumed,
             policy_path=policy_path,
             workers=workers,
+            attempts_digest=digest,
         )
     if not quiet:
         from codegold.report.terminal import print_summary

@@ -296,13 +296,14 @@ def _scores(
             graded_ndcg=None,
             context_budget=None,
         )
+    ndcg, budget = _graded_and_budget(scan, case.cutoff, unretrieved)
     return _Scores(
         first_relevant_rank=first,
         reciprocal_rank=1.0 / first if first else 0.0,
         group_recall=(len(case.groups) - len(missing)) / len(case.groups),
         supporting_recall=sum(found) / len(found) if found else None,
-        graded_ndcg=_graded_ndcg(scan, case.cutoff, unretrieved),
-        context_budget=context_budget(scan.entries, case.cutoff),
+        graded_ndcg=ndcg,
+        context_budget=budget,
     )
 
 
@@ -598,12 +599,46 @@ def _covers(spanned: Sequence[Target], chunk: RetrievedChunk) -> bool:
     return any(file_matches(file, t) and span_covers(t, start, end) for t in spanned)
 
 
-def _graded_ndcg(scan: _Scan, cutoff: int, unretrieved: Sequence[str]) -> float:
-    """:func:`~codegold.evaluate.graded.graded_ndcg` from a scan's pool."""
+def _graded_and_budget(
+    scan: _Scan, cutoff: int, unretrieved: Sequence[str]
+) -> tuple[float, ContextBudget]:
+    """:func:`~codegold.evaluate.graded.graded_ndcg` (from a scan's pool) and
+    :func:`~codegold.evaluate.graded.context_budget` of the first ``cutoff`` entries,
+    in one pass over them: the same figures. A list whose visible chunks gain nothing
+    scores 0 whatever its ideal, which is then not computed."""
     seen: set[str] = set()
     gains: list[int] = []
-    for e in scan.entries[:cutoff]:
-        first = e.chunk_id not in seen
-        seen.add(e.chunk_id)
-        gains.append(GRADES.get(e.match, 0) if first else 0)
-    return graded_from(gains, scan.pool.values(), unretrieved, cutoff)
+    gained = False
+    accepted = supporting = forbidden = duplicate = other = 0
+    visible = scan.entries[:cutoff]
+    for e in visible:
+        match = e.match
+        chunk_id = e.chunk_id
+        if chunk_id in seen:
+            gains.append(0)
+        else:
+            seen.add(chunk_id)
+            gain = GRADES.get(match, 0)
+            gains.append(gain)
+            gained = gained or gain > 0
+        # graded.budget_class, in its order
+        if match == _FORBIDDEN:
+            forbidden += 1
+        elif e.duplicate_of is not None:
+            duplicate += 1
+        elif match == _ACCEPTED:
+            accepted += 1
+        elif match == _SUPPORTING:
+            supporting += 1
+        else:
+            other += 1
+    ndcg = graded_from(gains, scan.pool.values(), unretrieved, cutoff) if gained else 0.0
+    budget = ContextBudget(
+        accepted / cutoff,
+        supporting / cutoff,
+        forbidden / cutoff,
+        duplicate / cutoff,
+        other / cutoff,
+        (cutoff - len(visible)) / cutoff,
+    )
+    return ndcg, budget

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from codegold._digest import digest_meanwhile
 from codegold._io import ensure_output_dir, quiet_gc
-from codegold.attempts import Attempt, digest_file, iter_attempts
+from codegold.attempts import Attempt, iter_attempts
 from codegold.cases import load_suite
 from codegold.cases.selection import select_cases
 from codegold.cases.suite import Suite, without_drafts
@@ -213,6 +214,7 @@ def eval_pipeline(
     tags: Sequence[str] = (),
     policy_path: Path | None = None,
     workers: int = 0,
+    attempts_digest: Callable[[], str] | None = None,
 ) -> RunOutput:
     """Score recorded attempts (of every case, or of the cases ``case_ids`` and
     ``tags`` select); with a repository (its indexes built when missing) or an index
@@ -223,7 +225,8 @@ def eval_pipeline(
     index manifest, and the results say that revision was asserted. ``workers``
     processes score a large attempts file when nothing diagnoses (0: two when the
     machine has a core to spare, 1: this process alone); the artifacts are the same
-    either way."""
+    either way. ``attempts_digest`` gives the attempts file's sha256 when the caller
+    started hashing it already (:func:`~codegold._digest.digest_meanwhile`)."""
     ensure_output_dir(out_dir)
     with quiet_gc():
         return _eval(
@@ -239,6 +242,7 @@ def eval_pipeline(
             tags=tags,
             policy_path=policy_path,
             workers=workers,
+            attempts_digest=attempts_digest,
         )
 
 
@@ -256,8 +260,9 @@ def _eval(
     tags: Sequence[str],
     policy_path: Path | None,
     workers: int,
+    attempts_digest: Callable[[], str] | None,
 ) -> RunOutput:
-    digest = _digest_meanwhile(attempts_path)
+    digest = attempts_digest or digest_meanwhile(attempts_path)
     full = load_suite(cases_path)
     known = frozenset(c.id for c in full.cases)
     suite, selection = select_cases(full, case_ids, tags)
@@ -320,30 +325,3 @@ def _eval(
             split=split,
         )
     return RunOutput(summary, records, indexes.loads if indexes is not None else 0)
-
-
-def _digest_meanwhile(path: Path) -> Callable[[], str]:
-    """The sha256 of ``path``, computed on another thread while the attempts are
-    scored (hashlib and file reads release the GIL, so it costs the run a core it
-    often has spare, not its own time); the returned call waits for it."""
-    import threading
-
-    done: list[str] = []
-    failed: list[BaseException] = []
-
-    def work() -> None:
-        try:
-            done.append(digest_file(path))
-        except BaseException as exc:  # handed to whoever asks for the digest
-            failed.append(exc)
-
-    thread = threading.Thread(target=work, name="codegold-digest", daemon=True)
-    thread.start()
-
-    def digest() -> str:
-        thread.join()
-        if failed:
-            raise failed[0]
-        return done[0]
-
-    return digest
