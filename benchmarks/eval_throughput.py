@@ -1,7 +1,7 @@
 """Evaluator throughput: 10,000 generated cases x 50 ranked chunks, end to end.
 
     python benchmarks/eval_throughput.py [--cases N,M] [--depth D] [--rounds R]
-                                         [--large-rounds R]
+                                         [--large-rounds R] [--against SRC]
 
 Every figure is a whole process, started afresh, timed from outside: `codegold eval
 --workers 2` (two processes: the parent and its forked worker each score half the
@@ -14,6 +14,11 @@ their ratios are printed, with codegold's peak RSS and its worker's, and whether
 round's results.json and summary.json are byte-identical, for each input size (10,000
 and 50,000 cases by default; the larger one mostly for peak RSS), with the machine's
 load averages beside them. Then `codegold --help`.
+
+``--against SRC`` (another copy of codegold's ``src`` folder, e.g. main's checked out
+elsewhere) times that copy too, in the same interleaved rounds, and prints its medians
+beside these ones (before/after a change on the same machine at the same moment), and
+whether both copies wrote the same bytes.
 
 The anchor is one process; codegold's two run on the same cores (the machine's, shared).
 Targets (README, Performance): codegold at most 0.5x the anchor; peak RSS that does
@@ -133,10 +138,14 @@ with open(sys.argv[3], "wb") as out:
 """
 
 
-def timed(argv: list[str]) -> tuple[float, float]:
-    """Run a whole process; (wall seconds, its peak RSS in MB)."""
+def timed(argv: list[str], src: Path | None = None) -> tuple[float, float]:
+    """Run a whole process (importing codegold from ``src`` when given); (wall seconds,
+    its peak RSS in MB)."""
+    env = None
+    if src is not None:
+        env = {**os.environ, "PYTHONPATH": str(src)}
     t = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - t
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -189,7 +198,9 @@ def load_line() -> str:
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
 
 
-def measure(folder: Path, n_cases: int, depth: int, rounds: int) -> None:
+def measure(
+    folder: Path, n_cases: int, depth: int, rounds: int, against: Path | None = None
+) -> None:
     """One input size: interleaved rounds of codegold, the anchor and the floor."""
     suite, attempts = generate(folder, n_cases, depth)
     size = (suite.stat().st_size + attempts.stat().st_size) / 1e6
@@ -203,7 +214,15 @@ def measure(folder: Path, n_cases: int, depth: int, rounds: int) -> None:
     worker_rss: list[float] = []
     irm: list[float] = []
     floor: list[float] = []
+    other: list[float] = []
+    other_single: list[float] = []
     for i in range(rounds):  # interleaved: the cores are shared
+        if against is not None:
+            peak_file = folder / "peak.txt"
+            argv = codegold_argv(suite, attempts, folder / f"base{i}", peak_file)
+            other.append(timed(argv, against)[0])
+            argv = codegold_argv(suite, attempts, folder / f"baseone{i}", peak_file, workers=1)
+            other_single.append(timed(argv, against)[0])
         peak_file = folder / "peak.txt"
         seconds, _ = timed(codegold_argv(suite, attempts, folder / f"out{i}", peak_file))
         ours.append(seconds)
@@ -223,6 +242,18 @@ def measure(folder: Path, n_cases: int, depth: int, rounds: int) -> None:
         for run in (f"out{i}", f"one{i}")
         for name in ("results.json", "summary.json")
     )
+    if against is not None:
+        alike = all(
+            (folder / run / name).read_bytes() == (folder / "out0" / name).read_bytes()
+            for i in range(rounds)
+            for run in (f"base{i}", f"baseone{i}")
+            for name in ("results.json", "summary.json")
+        )
+        print(
+            f"  {against}: --workers 2 median {statistics.median(other):.2f} s, --workers 1 "
+            f"median {statistics.median(other_single):.2f} s (same bytes as this copy's: "
+            f"{alike})"
+        )
     mid = statistics.median(ours)
     print(
         f"  codegold eval --workers 2 (whole process, 2 processes on the 2 cores): median "
@@ -242,9 +273,9 @@ def measure(folder: Path, n_cases: int, depth: int, rounds: int) -> None:
     print(f"  codegold/msgspec floor = {mid / low:.2f}x")
     print(f"  ({load_line()} after the rounds)")
     for i in range(rounds):
-        for run in (f"out{i}", f"one{i}"):
+        for run in (f"out{i}", f"one{i}", f"base{i}", f"baseone{i}"):
             for name in ("results.json", "summary.json"):
-                (folder / run / name).unlink()
+                (folder / run / name).unlink(missing_ok=True)
 
 
 def main() -> None:
@@ -262,11 +293,17 @@ def main() -> None:
         default=1,
         help="rounds for sizes above 10,000 cases (they take a while; RSS is what they show)",
     )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        help="another copy of codegold's src folder, timed in the same rounds",
+    )
     args = parser.parse_args()
     for n_cases in (int(n) for n in args.cases.split(",")):
         rounds = args.rounds if n_cases <= 10_000 else args.large_rounds
         with tempfile.TemporaryDirectory() as tmp:
-            measure(Path(tmp), n_cases, args.depth, rounds)
+            measure(Path(tmp), n_cases, args.depth, rounds, args.against)
     starts = []
     for _ in range(5):
         t = time.perf_counter()

@@ -28,6 +28,11 @@ import msgspec
 from codegold._io import FILE_MODE, EncodedRun, append_encoded, write_encoded_array_atomic
 from codegold.evaluate.records import CaseResult
 
+SYNC_AHEAD_BYTES = 32 << 20
+"""Every this many bytes of records written to results.json's own file, the part
+written so far starts going to disk on a thread, so that the fsync before the
+rename waits only for the tail (instead of the whole file once every record is in)."""
+
 SEPARATOR = b",\n"
 """What comes before each record in a spool: its separator in results.json's array, so
 that a run of records is copied there whole."""
@@ -68,6 +73,7 @@ class RecordSpool:
         self._offsets: array[int] = array("q")
         self._lengths: array[int] = array("q")
         self._dirty = False
+        self._sync_at = SYNC_AHEAD_BYTES
         self._firsts: list[int] = [0]
         self._files: list[IO[bytes]] = [self._file]
         """the first index of each run of records that lie in one file, and that file"""
@@ -89,6 +95,9 @@ class RecordSpool:
         self._lengths.append(len(data))
         self._size += 2 + len(data)
         self._dirty = True
+        if self._size >= self._sync_at and self._results is not None:
+            self._sync_at = self._size + SYNC_AHEAD_BYTES
+            self._results.sync_ahead()
         return Spooled(attempt_id, index)
 
     def adopt(self, file: IO[bytes], offsets: array[int], lengths: array[int]) -> int:
@@ -189,6 +198,7 @@ class _ResultsFile:
         self._tmp: Path | None = Path(name)
         self.handle: IO[bytes] = os.fdopen(fd, "w+b", buffering=1 << 20)
         self._sync: threading.Thread | None = None
+        self._ahead: threading.Thread | None = None
         self._sync_failed: list[OSError] = []
 
     @property
@@ -197,6 +207,17 @@ class _ResultsFile:
 
     def sync(self) -> None:
         """Flush the file and start its fsync on a thread (it releases the GIL)."""
+        self._sync = self._fsync_thread()
+
+    def sync_ahead(self) -> None:
+        """Flush the file and start an fsync of what it holds so far on a thread,
+        unless the one started before still runs: the bytes are then on their way to
+        disk while more are written (:meth:`sync`'s fsync still covers every byte)."""
+        if self._ahead is not None and self._ahead.is_alive():
+            return
+        self._ahead = self._fsync_thread()
+
+    def _fsync_thread(self) -> threading.Thread:
         self.handle.flush()
         fd = self.handle.fileno()
 
@@ -206,10 +227,15 @@ class _ResultsFile:
             except OSError as exc:  # raised by commit
                 self._sync_failed.append(exc)
 
-        self._sync = threading.Thread(target=work, name="codegold-fsync", daemon=True)
-        self._sync.start()
+        thread = threading.Thread(target=work, name="codegold-fsync", daemon=True)
+        thread.start()
+        return thread
 
     def _synced(self) -> None:
+        """Wait for every fsync started (the file is closed after)."""
+        if self._ahead is not None:
+            self._ahead.join()
+            self._ahead = None
         if self._sync is not None:
             self._sync.join()
             self._sync = None
