@@ -69,3 +69,45 @@ def test_a_run_that_fails_after_writing_its_records_leaves_nothing(tmp_path: Pat
     spool.write(target, [spool.run(0, 1)])
     spool.close()  # (the summary failed: finish is never reached)
     assert not (tmp_path / "out").exists()
+
+
+def test_written_records_go_to_disk_ahead_and_a_failed_fsync_is_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    import codegold.evaluate.spool as spool_module
+
+    monkeypatch.setattr(spool_module, "SYNC_AHEAD_BYTES", 16)
+    flushed: list[int] = []  # what the file held each time its fsync was started ahead
+    real_ahead = spool_module._ResultsFile.sync_ahead
+
+    def sync_ahead(self: spool_module._ResultsFile) -> None:
+        real_ahead(self)
+        flushed.append(os.fstat(self.handle.fileno()).st_size)
+
+    monkeypatch.setattr(spool_module._ResultsFile, "sync_ahead", sync_ahead)
+    target = tmp_path / "results.json"
+    spool = RecordSpool(target)
+    for i in range(6):
+        spool.put(f"a{i}", json.dumps({"n": i}).encode())
+    spool.write(target, [spool.run(0, 6)])
+    spool.finish()
+    spool.close()
+    data = target.read_bytes()
+    assert json.loads(data) == [{"n": i} for i in range(6)]
+    # started while records were still being written, on the bytes written so far
+    assert flushed and all(0 < n < len(data) for n in flushed)
+
+    def failing(fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(spool_module.os, "fsync", failing)
+    spool = RecordSpool(tmp_path / "again.json")
+    for i in range(6):
+        spool.put(f"a{i}", json.dumps({"n": i}).encode())
+    spool.write(tmp_path / "again.json", [spool.run(0, 6)])
+    with pytest.raises(OSError, match="Input/output"):
+        spool.finish()
+    spool.close()
+    assert not (tmp_path / "again.json").exists()
