@@ -130,6 +130,14 @@ class RetrieverConfig:
     thin_factor: float = 0.5
     collapse_duplicates: bool = True
     max_per_symbol: int = 2
+    # the same for a question in prose (0: max_per_symbol)
+    max_per_symbol_prose: int = 1
+    # a prose question that names code: chunks defining a name it writes, at most this
+    # many before every other chunk has had its turn (0: off)
+    max_named: int = 3
+    # a question about the code (definition, general, configuration intent): test and
+    # docs chunks, at most this many before every code chunk has had its turn (0: off)
+    max_asides: int = 1
     expand_neighbors: int = 0
     # dense: "rerank" (cosine over the top ``rerank_depth`` lexical results, fused by
     # reciprocal rank with the lexical rank), "fuse" (a first-stage signal over the

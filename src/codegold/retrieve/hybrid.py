@@ -431,7 +431,7 @@ class HybridRetriever:
         if cfg.collapse_duplicates:
             ranked = self._collapse(ranked, explanations)
         if cfg.max_per_symbol:
-            ranked = self._diversify(ranked)
+            ranked = self._diversify(ranked, analysis, explanations)
         if cfg.expand_neighbors:
             ranked = self._expand(ranked)
         return ranked
@@ -810,16 +810,45 @@ class HybridRetriever:
             kept.append((keep, score))
         return kept
 
-    def _diversify(self, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
-        """At most ``max_per_symbol`` chunks per (file, first name defined) before every
-        other chunk has had its turn: five overloads of one method must not fill the
-        cutoff."""
-        limit = self.config.max_per_symbol
+    def _diversify(
+        self,
+        ranked: list[tuple[int, float]],
+        analysis: QueryAnalysis,
+        explanations: dict[int, Explanation],
+    ) -> list[tuple[int, float]]:
+        """Chunks that would crowd the cutoff go after every other chunk has had its turn:
+
+        * more than ``max_per_symbol`` chunks per (file, first name defined) (five
+          overloads of one method), or ``max_per_symbol_prose`` for a question in prose;
+        * in a prose question that names code, more than ``max_named`` chunks defining
+          a name it writes (the named class, its constructors and overloads fill the
+          cutoff while the answer is the code they call or share the file with);
+        * for an implementation question (not one about tests, examples or docs), more
+          than ``max_asides`` test and docs chunks.
+        """
+        cfg = self.config
+        prose = _prose_question(analysis)
+        limit = cfg.max_per_symbol
+        if prose and cfg.max_per_symbol_prose:
+            limit = cfg.max_per_symbol_prose
+        named_cap = cfg.max_named if prose and analysis.identifiers else 0
+        aside_cap = cfg.max_asides if analysis.intent in _ASIDE_INTENTS else 0
         seen: dict[tuple[str, str], int] = {}
+        named = asides = 0
         head: list[tuple[int, float]] = []
         tail: list[tuple[int, float]] = []
         for row, score in ranked:
             chunk = self.index.chunks[row]
+            if aside_cap and chunk.role in _ASIDE_ROLES:
+                asides += 1
+                if asides > aside_cap:
+                    tail.append((row, score))
+                    continue
+            if named_cap and "symbol" in explanations[row].signals:
+                named += 1
+                if named > named_cap:
+                    tail.append((row, score))
+                    continue
             if chunk.symbol is None:
                 head.append((row, score))
                 continue
@@ -959,6 +988,9 @@ _ABBREVIATIONS = {
     "asynchronous": "async",
 }
 _NAME_WORD = re.compile(r"[A-Za-z_$][\w$]*")
+#: questions about the code itself, for which tests and docs are asides
+_ASIDE_INTENTS = frozenset([Intent.DEFINITION, Intent.GENERAL, Intent.CONFIGURATION])
+_ASIDE_ROLES = frozenset(["test", "docs"])
 _TESTING = re.compile(r"(?:^|/)(?:test|tests|testing|fixtures?|mocks?|fakes?)(?:/|\.\w+$)")
 _VERSION_WORD = re.compile(r"\bv\d+\b")
 

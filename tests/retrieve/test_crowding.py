@@ -1,0 +1,216 @@
+"""What may not crowd the cutoff of a question in prose: test and docs chunks for a
+question about the code, several chunks of one name, the chunks of the names the
+question writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codegold.corpus.git import GitRepo
+from codegold.corpus.policy import PathPolicy
+from codegold.index.build import BuildOptions, build_index
+from codegold.index.store import LoadedIndex, open_index
+from codegold.retrieve.config import RetrieverConfig
+from codegold.retrieve.hybrid import Explanation, HybridRetriever
+from codegold.retrieve.query import analyze
+from tests.corpus.gitfixture import make_repo
+
+
+def _index(tmp_path: Path, files: dict[str, str]) -> LoadedIndex:
+    repo, (sha,) = make_repo(tmp_path / "r", [files])
+    root = tmp_path / "idx"
+    with GitRepo(repo) as git:
+        build_index(git, sha, root, policy=PathPolicy(), options=BuildOptions())
+    return open_index(root, sha)
+
+
+ERRORS_GO = """package cli
+
+import "os"
+
+// OsExiter is the function used when the app exits.
+var OsExiter = os.Exit
+
+// HandleExitCoder checks if the error fulfills the ExitCoder interface, and if so
+// prints the error to stderr and calls OsExiter with the exit code.
+func HandleExitCoder(err error) {
+	if exitErr, ok := err.(ExitCoder); ok {
+		OsExiter(exitErr.ExitCode())
+	}
+}
+
+// ExitCoder is an error with an exit code.
+type ExitCoder interface {
+	error
+	ExitCode() int
+}
+
+type exitError struct {
+	message  string
+	exitCode int
+}
+
+// Exit wraps a message and an exit code into an error.
+func Exit(message string, exitCode int) ExitCoder {
+	return &exitError{message: message, exitCode: exitCode}
+}
+
+// ExitCode returns the exit code of the error.
+func (e *exitError) ExitCode() int {
+	return e.exitCode
+}
+
+// Error returns the message of an exit error.
+func (e *exitError) Error() string {
+	return e.message
+}
+"""
+
+ERRORS_TEST_GO = """package cli
+
+import "testing"
+""" + "".join(
+    f"""
+func TestHandleExitCoder_Case{n}(t *testing.T) {{
+	called := 0
+	OsExiter = func(code int) {{ called = code }}
+	HandleExitCoder(Exit("exit coder exit code {n}", {n}))
+	if called != {n} {{
+		t.Fatalf("exit status mismatch: OsExiter got %d, want exit status {n}", called)
+	}}
+}}
+"""
+    for n in range(1, 7)
+)
+
+
+def _roles(index: LoadedIndex, ranked: list[tuple[int, float]], k: int = 5) -> list[str]:
+    return [index.chunks[row].role for row, _ in ranked[:k]]
+
+
+def _after_code(roles: list[str]) -> int:
+    """How many test chunks come before the last code chunk."""
+    last = max(i for i, role in enumerate(roles) if role != "test")
+    return roles[:last].count("test")
+
+
+def test_tests_do_not_fill_the_cutoff_of_a_question_about_the_code(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"errors.go": ERRORS_GO, "errors_test.go": ERRORS_TEST_GO})
+    query = "why would the exit status mismatch"
+    # without role factors the tests, which spell the question's words, come first (in
+    # a real repository their number does what the role factor cannot undo here)
+    before = HybridRetriever(index, RetrieverConfig(max_asides=0, role_strength=0.0)).search(query)
+    roles = _roles(index, before.ranked, 50)
+    assert _after_code(roles) >= 2  # what the rule is for
+    after = HybridRetriever(index, RetrieverConfig(role_strength=0.0)).search(query)
+    kept = _roles(index, after.ranked, 50)
+    assert _after_code(kept) == 1  # one test among the code, the rest after it
+    assert sorted(kept) == sorted(roles)  # nothing dropped
+
+
+def test_a_question_about_tests_keeps_them(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"errors.go": ERRORS_GO, "errors_test.go": ERRORS_TEST_GO})
+    query = "which tests check the exit code an exit coder error gives"
+    assert analyze(query).intent.value == "test"
+    result = HybridRetriever(index, RetrieverConfig()).search(query)
+    assert _roles(index, result.ranked).count("test") >= 3
+
+
+PARSER_JAVA = (
+    """package cli;
+
+public class DefaultParser {
+    private final boolean allowPartialMatching;
+    private boolean skipParsing;
+"""
+    + "".join(
+        f"""
+    /**
+     * Creates a parser, variant {n}: partial matching of long options on or off.
+     */
+    public DefaultParser({", ".join(f"boolean flag{i}" for i in range(n))}) {{
+        this.allowPartialMatching = {"flag0" if n else "true"};
+        this.skipParsing = false;
+        this.level{n} = {n};
+        this.prefix{n} = "p{n}";
+        this.limit{n} = {n} * 2;
+        this.count{n} = 0;
+        this.total{n} = 0;
+        this.width{n} = 80;
+        this.depth{n} = 0;
+        this.name{n} = null;
+        this.owner{n} = null;
+    }}
+"""
+        for n in range(8)
+    )
+    + """
+    /** One token of the command line. */
+    private void handleToken(String token) {
+        if ("--".equals(token)) {
+            // a bare double dash ends the options: the rest are arguments
+            skipParsing = true;
+        } else if (token.startsWith("-")) {
+            handleOption(token);
+        } else {
+            handleArgument(token);
+        }
+        this.tokens.add(token);
+        this.count = this.count + 1;
+    }
+}
+"""
+)
+
+
+def _place(index: LoadedIndex, ranked: list[tuple[int, float]], name: str, nth: int = 1) -> int:
+    seen = 0
+    for n, (row, _) in enumerate(ranked, start=1):
+        if index.chunks[row].symbol == name:
+            seen += 1
+            if seen == nth:
+                return n
+    return 10**6
+
+
+def _named(index: LoadedIndex, ranked: list[tuple[int, float]], name: str, k: int = 5) -> int:
+    return sum(1 for row, _ in ranked[:k] if (index.chunks[row].symbol or "").endswith(name))
+
+
+def test_a_prose_question_sees_one_chunk_per_name(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"src/DefaultParser.java": PARSER_JAVA})
+    ctors = [c for c in index.chunks if c.symbol == "DefaultParser.DefaultParser"]
+    assert len(ctors) == 8
+    query = "how does DefaultParser treat a bare double dash token"
+    old = RetrieverConfig(max_per_symbol_prose=0, max_named=0)
+    before = HybridRetriever(index, old).search(query)
+    assert _named(index, before.ranked, "DefaultParser.DefaultParser") >= 2
+    assert _place(index, before.ranked, "DefaultParser.handleToken") > _place(
+        index, before.ranked, "DefaultParser.DefaultParser", 2
+    )
+    after = HybridRetriever(index, RetrieverConfig()).search(query)
+    # the second constructor waits until every other chunk has had its turn
+    assert _place(index, after.ranked, "DefaultParser.handleToken") < _place(
+        index, after.ranked, "DefaultParser.DefaultParser", 2
+    )
+    # a bare name keeps max_per_symbol (2): it asks where the name is defined
+    bare = HybridRetriever(index, RetrieverConfig()).search("DefaultParser.DefaultParser")
+    assert _named(index, bare.ranked, "DefaultParser.DefaultParser") == 2
+
+
+def test_the_named_names_fill_at_most_max_named_places(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"src/DefaultParser.java": PARSER_JAVA})
+    retriever = HybridRetriever(index, RetrieverConfig(max_named=2))
+    analysis = analyze("why does DefaultParser keep partial matching on for a bare prefix")
+    rows = list(range(len(index.chunks)))
+    explanations = {row: Explanation(row) for row in rows}
+    for row in rows[:-1]:
+        explanations[row].signals["symbol"] = (row + 1, 1.0)  # every chunk but the last
+    ranked = [(row, 1.0 - row / 100) for row in rows]
+    out = retriever._diversify(ranked, analysis, explanations)
+    assert [row for row, _ in out[:3]][:2] == rows[:2]
+    assert out[2][0] == rows[-1]  # the one chunk the question did not name, third
+    assert sorted(row for row, _ in out) == rows  # nothing dropped
+    # a bare name is not capped
+    bare = retriever._diversify(ranked, analyze("DefaultParser"), explanations)
+    assert [row for row, _ in bare][:3] == rows[:3]
