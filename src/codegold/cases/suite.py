@@ -66,7 +66,12 @@ class ResolvedCase:
     several times per attempt)."""
 
     def __post_init__(self) -> None:
-        targets = tuple(t for g in self.groups for t in g.any_of)
+        groups = self.groups
+        targets = (
+            groups[0].any_of  # (most cases: one group)
+            if len(groups) == 1
+            else tuple(t for g in groups for t in g.any_of)
+        )
         object.__setattr__(self, "required_targets", targets)
 
     @property
@@ -484,13 +489,20 @@ def _resolve_case(path: Path, case: Case, defaults: _Defaults) -> ResolvedCase:
         supporting=case.supporting or (),
         forbidden_path_prefixes=tuple(forbidden),
         rationale=case.rationale,
-        tags=tuple(
-            dict.fromkeys(
-                [*(defaults.tags or ()), *(case.tags or ()), *([DRAFT_TAG] * (status == "draft"))]
-            )
-        ),
+        tags=_tags(case, defaults, status),
         source=case,
         status=status,
+    )
+
+
+def _tags(case: Case, defaults: _Defaults, status: str) -> tuple[str, ...]:
+    """The suite's default tags, the case's, and ``draft`` for a draft, each once."""
+    if defaults.tags is None and status != "draft":  # (the usual case)
+        return tuple(dict.fromkeys(case.tags)) if case.tags else ()
+    return tuple(
+        dict.fromkeys(
+            [*(defaults.tags or ()), *(case.tags or ()), *([DRAFT_TAG] * (status == "draft"))]
+        )
     )
 
 
@@ -546,6 +558,17 @@ def _required_groups(case: Case, fail: _Fail) -> list[Group]:
 
 
 def _check_targets(case: Case, fail: _Fail) -> None:
+    for targets in _target_lists(case):
+        for target in targets:
+            if (target.file is None) == (target.file_pattern is None) or (
+                target.lines is not None and target.lines.end < target.lines.start
+            ):
+                _target_problem(case, fail)
+
+
+def _target_problem(case: Case, fail: _Fail) -> None:
+    """Raise the first target problem of ``case``, naming where it lies (looked for
+    again only once :func:`_check_targets` found one: most cases have none)."""
     for where, targets in _all_targets(case):
         for j, target in enumerate(targets):
             if (target.file is None) == (target.file_pattern is None):
@@ -558,18 +581,31 @@ def _check_traps(
     case: Case, groups: Sequence[Group], forbidden: tuple[str, ...], fail: _Fail
 ) -> None:
     """No required target may lie under one of the case's forbidden prefixes."""
+    if not forbidden:
+        return
     offset = 1 if case.accepted else 0
     for i, group in enumerate(groups):
         for j, target in enumerate(group.any_of):
-            trap = next((p for p in forbidden if target.file and target.file.startswith(p)), None)
-            if trap is None:
+            file = target.file
+            if not file or not file.startswith(forbidden):  # (the usual target)
                 continue
+            trap = next(p for p in forbidden if file.startswith(p))
             raise fail(
                 f"required target {target.file!r} lies under forbidden prefix {trap!r}",
                 "accepted"
                 if group.id == ACCEPTED_GROUP_ID and case.accepted
                 else f"groups[{i - offset}].anyOf[{j}]",
             )
+
+
+def _target_lists(case: Case) -> list[tuple[Target, ...]]:
+    """:func:`_all_targets` without the names of where they lie."""
+    out = [case.accepted] if case.accepted else []
+    if case.groups:
+        out.extend(g.any_of for g in case.groups)
+    if case.supporting:
+        out.append(case.supporting)
+    return out
 
 
 def _all_targets(case: Case) -> list[tuple[str, tuple[Target, ...]]]:
