@@ -267,3 +267,76 @@ def test_a_chunk_without_a_vector_keeps_its_lexical_place_through_the_rerank(
     top = result.ranked[0][0]
     assert index.chunks[top].symbol == "test_delay_grows"  # type: ignore[attr-defined]
     assert any("rerank" in e.signals for e in result.explanations.values())
+
+
+def test_the_score_fusion_keeps_the_lexical_gaps_and_breaks_near_ties(tmp_path: Path) -> None:
+    """``rerank_fusion = "score"``: the head's lexical scores (over the best) plus
+    ``w_rerank`` times the cosine's lift over the head's median, so a small weight
+    reorders only what the lexical ranking left close; the same query twice gives the
+    same order, and with the weight at zero the order is the lexical one."""
+    embedder = _CountingEmbedder()
+    files = {
+        "net/backoff.py": BACKOFF,
+        "net/legacy/backoff.py": LEGACY,
+        "json/reader.py": READER,
+        "lib/validator.py": TEMPLATED,
+    }
+    index = _index(tmp_path, files, embedder)
+    query = "how long do we wait before the next retry?"
+    lexical = HybridRetriever(index).search(query).ranked  # type: ignore[arg-type]
+    config = RetrieverConfig(rerank_fusion="score", w_rerank=0.1)
+    retriever = HybridRetriever(index, config, embedder=embedder)  # type: ignore[arg-type]
+    result = retriever.search(query)
+    assert result.ranked == retriever.search(query).ranked
+    assert any("rerank" in e.signals for e in result.explanations.values())
+    top = result.ranked[0][0]
+    assert index.chunks[top].file == "net/backoff.py"  # type: ignore[attr-defined]
+    # every final score is the lexical share plus at most the weight
+    lex_score = dict(lexical)
+    best = lexical[0][1]
+    for row, value in result.ranked[: len(lexical)]:
+        assert lex_score[row] / best - 1e-9 <= value <= lex_score[row] / best + 0.1 + 1e-9
+    still = RetrieverConfig(rerank_fusion="score", w_rerank=1e-9)
+    order = HybridRetriever(index, still, embedder=embedder).search(query).ranked  # type: ignore[arg-type]
+    assert [r for r, _ in order] == [r for r, _ in lexical]
+
+
+def test_the_prose_scope_leaves_pasted_messages_and_open_files_to_the_lexical_rank(
+    tmp_path: Path,
+) -> None:
+    """``rerank_scope = "prose"``: the model reranks a question in words; a pasted
+    message, a question asked from an open file, or one asking for usage keeps the
+    lexical order exactly (no ``rerank`` signal)."""
+    from codegold.cases.model import Context
+
+    embedder = _CountingEmbedder()
+    index = _index(tmp_path, {"net/backoff.py": BACKOFF, "lib/validator.py": TEMPLATED}, embedder)
+    config = RetrieverConfig(rerank_scope="prose")
+    retriever = HybridRetriever(index, config, embedder=embedder)  # type: ignore[arg-type]
+
+    def reranked(query: str, context: Context | None = None) -> bool:
+        result = retriever.search(query, context)
+        plain = HybridRetriever(index).search(query, context)  # type: ignore[arg-type]
+        ran = any("rerank" in e.signals for e in result.explanations.values())
+        if not ran:
+            assert result.ranked == plain.ranked
+        return ran
+
+    assert reranked("how long do we wait before the next retry?")
+    assert not reranked('why do I get "option serialize must be a function"?')
+    assert not reranked(
+        "how long do we wait before the next retry?", Context(open_file="net/backoff.py")
+    )
+    assert not reranked("show me an example of how to use compute_delay")
+    everywhere = HybridRetriever(index, RetrieverConfig(), embedder=embedder)  # type: ignore[arg-type]
+    found = everywhere.search('why do I get "option serialize must be a function"?')
+    assert any("rerank" in e.signals for e in found.explanations.values())
+
+
+def test_the_rerank_knobs_are_checked() -> None:
+    from codegold.errors import InputError
+
+    with pytest.raises(InputError, match="rerank_fusion"):
+        RetrieverConfig.from_dict({"rerank_fusion": "max"})
+    with pytest.raises(InputError, match="rerank_scope"):
+        RetrieverConfig.from_dict({"rerank_scope": "some"})

@@ -146,6 +146,12 @@ class RetrieverConfig:
     rerank_depth: int = 30
     rerank_k: float = 10.0
     w_rerank: float = 0.5
+    # "rrf": reciprocal ranks of the lexical and the cosine order; "score": the lexical
+    # scores plus ``w_rerank`` times the cosine's lift over the head's median
+    rerank_fusion: str = "rrf"
+    # which queries the model reranks: "all", or "prose" (a question in words: no
+    # pasted message, no open file, not asking for usage or tests)
+    rerank_scope: str = "all"
     coverage_strength: float = 0.2
     hub_lines: int = 120
     hub_power: float = 0.5
@@ -208,6 +214,8 @@ class RetrieverConfig:
             ("generated_mode", ("penalty", "filter", "off")),
             ("context_mode", ("prefer", "filter")),
             ("dense_mode", ("rerank", "fuse", "off")),
+            ("rerank_fusion", ("rrf", "score")),
+            ("rerank_scope", ("all", "prose")),
         ):
             if getattr(config, name) not in allowed:
                 raise InputError(

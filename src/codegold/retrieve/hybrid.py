@@ -351,7 +351,7 @@ class HybridRetriever:
         candidates = _order(fused)
         filters = _filters(context)
         ranked = self._adjust(candidates, explanations, analysis, context)
-        ranked = self._refine(ranked, analysis, explanations)
+        ranked = self._refine(ranked, analysis, explanations, context)
         return SearchResult(
             analysis=analysis,
             filters=filters,
@@ -423,11 +423,12 @@ class HybridRetriever:
         ranked: list[tuple[int, float]],
         analysis: QueryAnalysis,
         explanations: dict[int, Explanation],
+        context: Context | None = None,
     ) -> list[tuple[int, float]]:
         """The configured later stages in order: rerank, collapse, diversify, expand."""
         cfg = self.config
         if cfg.dense_mode == "rerank" and cfg.rerank_depth > 0 and cfg.w_rerank > 0:
-            ranked = self._rerank(analysis, ranked, explanations)
+            ranked = self._rerank(analysis, ranked, explanations, context)
         if cfg.collapse_duplicates:
             ranked = self._collapse(ranked, explanations)
         if cfg.max_per_symbol:
@@ -465,6 +466,7 @@ class HybridRetriever:
         analysis: QueryAnalysis,
         ranked: list[tuple[int, float]],
         explanations: dict[int, Explanation],
+        context: Context | None = None,
     ) -> list[tuple[int, float]]:
         """Cosine over the top ``rerank_depth`` (chunks that have a vector: source code),
         fused by reciprocal rank with the lexical rank, times query-term coverage and
@@ -476,8 +478,10 @@ class HybridRetriever:
         cfg = self.config
         head = ranked[: cfg.rerank_depth]
         rows = [row for row, _ in head]
-        if self.embedder is None or vectors is None:
+        if self.embedder is None or vectors is None or not self._model_decides(analysis, context):
             return self._lexical_precision(analysis, ranked, explanations)
+        if cfg.rerank_fusion == "score":
+            return self._rerank_scores(analysis, ranked, explanations)
         matrix = np.asarray(vectors[rows], dtype=np.float32)
         has = np.linalg.norm(matrix, axis=1) > 0
         if not has.any():
@@ -520,6 +524,65 @@ class HybridRetriever:
         fused.sort(key=lambda rs: (-rs[1], self.index.chunks[rs[0]].chunk_id))
         floor = fused[-1][1]
         tail = ranked[cfg.rerank_depth :]
+        if tail and tail[0][1] > 0:
+            scale = floor * 0.999 / tail[0][1]
+            tail = [(row, score * scale) for row, score in tail]
+        return fused + tail
+
+    def _model_decides(self, analysis: QueryAnalysis, context: Context | None) -> bool:
+        """Whether the model reranks this query: with ``rerank_scope`` ``prose``, only a
+        question in words (no pasted message or quoted text, no open file, not asking
+        for usage or tests), where names do not settle it."""
+        if self.config.rerank_scope == "all":
+            return True
+        if analysis.phrases or analysis.errors:
+            return False
+        if context is not None and context.open_file:
+            return False
+        if analysis.intent in (Intent.USAGE, Intent.TEST):
+            return False
+        return _prose_question(analysis)
+
+    def _rerank_scores(
+        self,
+        analysis: QueryAnalysis,
+        ranked: list[tuple[int, float]],
+        explanations: dict[int, Explanation],
+    ) -> list[tuple[int, float]]:
+        """The lexical precision scores of the head plus ``w_rerank`` times each
+        chunk's cosine above the head's median, over the head's spread: the model
+        breaks near-ties of the lexical ranking instead of replacing its gaps."""
+        cfg = self.config
+        vectors = self.index.vectors
+        assert vectors is not None
+        rescored = self._lexical_precision(analysis, ranked, explanations)
+        head = rescored[: cfg.rerank_depth]
+        rows = [row for row, _ in head]
+        matrix = np.asarray(vectors[rows], dtype=np.float32)
+        has = np.linalg.norm(matrix, axis=1) > 0
+        if not has.any() or head[0][1] <= 0:
+            return rescored
+        cosine = matrix @ self._query_vector(analysis.raw)
+        present = cosine[has]
+        middle = float(np.median(present))
+        spread = float(present.max()) - middle
+        top = head[0][1]
+        fused: list[tuple[int, float]] = []
+        for i, (row, score) in enumerate(head):
+            exp = explanations[row]
+            lift = 0.0
+            if has[i]:
+                if spread > 1e-6:
+                    lift = max(0.0, (float(cosine[i]) - middle) / spread)
+                for name in ("legacy", "generated", "qualifier"):
+                    lift *= exp.factors.get(name, 1.0)
+                exp.signals["rerank"] = (0, round(float(cosine[i]), 6))
+            value = score / top + cfg.w_rerank * lift
+            exp.final = value
+            fused.append((row, value))
+        fused.sort(key=lambda rs: (-rs[1], self.index.chunks[rs[0]].chunk_id))
+        floor = fused[-1][1]
+        tail = rescored[cfg.rerank_depth :]
         if tail and tail[0][1] > 0:
             scale = floor * 0.999 / tail[0][1]
             tail = [(row, score * scale) for row, score in tail]
