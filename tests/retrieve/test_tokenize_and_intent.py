@@ -104,6 +104,15 @@ def test_bm25_roundtrip(tmp_path) -> None:  # type: ignore[no-untyped-def]
         ("which environment variable sets the API key", Intent.CONFIGURATION),
         ("is there documentation for webhooks", Intent.DOCS),
         ("payment client", Intent.GENERAL),
+        # a pasted message or trace: its test words name what failed, not a wish for tests
+        ("AssertionError [ERR_ASSERTION]: invalid status code: 1000", Intent.GENERAL),
+        (
+            "org.junit.runners.model.TestTimedOutException: test timed out after 2000 ms",
+            Intent.GENERAL,
+        ),
+        ("thread 'tests::handles_retry' panicked at src/lib.rs:212:32", Intent.GENERAL),
+        ("show me a test of configuring the public url", Intent.TEST),
+        ("which tests cover AssertionError messages?", Intent.TEST),
     ],
     ids=lambda v: str(v)[:30],
 )

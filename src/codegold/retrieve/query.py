@@ -401,8 +401,12 @@ def _plain_words(query: str, identifiers: list[str]) -> list[str]:
 
 def _intent_of(query: str) -> Intent:
     asks_why = _WHY.search(query) is not None
+    # a pasted message or trace, not a question: its test words name what failed
+    # (``AssertionError``, ``TestTimedOutException``, ``tests::handles_retry``), and
+    # the answer is the code that raised it
+    pasted = not _QUESTION_START.match(query) and not query.rstrip().endswith("?")
     for candidate_intent, pattern in _INTENT_RULES:
-        if candidate_intent is Intent.TEST and asks_why:
+        if candidate_intent is Intent.TEST and (asks_why or pasted):
             # "our golden test on cmp.Diff flakes - why?": the cause is in the code
             continue
         if pattern.search(query):
