@@ -152,7 +152,7 @@ class RetrieverConfig:
     # "score" (default): the lexical scores over the head's best plus ``w_rerank`` times
     # the cosine's lift over the head's median, so the model breaks near-ties; "rrf":
     # reciprocal ranks of the lexical and the cosine order (on 667 development cases
-    # the rrf fusion lost 6 to the lexical ranking, the score fusion won 2)
+    # the rrf fusion lost 7 to the lexical ranking, the score fusion won 1)
     rerank_fusion: str = "score"
     # which queries the model reranks: "all", or "prose" (a question in words: no
     # pasted message, no open file, not asking for usage or tests)
