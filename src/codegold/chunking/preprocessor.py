@@ -112,7 +112,7 @@ def _scan(lines: list[bytes]) -> tuple[list[list[tuple[int, int]]], set[int], li
             continued = line.rstrip().endswith(b"\\")
             continue
         if not in_comment:
-            match = _DIRECTIVE.match(line)
+            match = _DIRECTIVE.match(line) if b"#" in line else None
             if match is not None:
                 directive_rows.add(row)
                 continued = line.rstrip().endswith(b"\\")
@@ -133,7 +133,12 @@ def _scan(lines: list[bytes]) -> tuple[list[list[tuple[int, int]]], set[int], li
                 # A directive may end in a comment that runs on.
                 in_comment = _ends_in_comment(line)
                 continue
-        in_comment = _braces(line, braces[row], in_comment)
+            found = _BRACE_OR_OPENER.search(line)
+            if found is not None:
+                # (most code lines hold no brace, comment or string: nothing to record)
+                in_comment = _braces(line, braces[row], False, found.start())
+            continue
+        in_comment = _braces(line, braces[row], True)
     # Unterminated conditionals are left alone.
     complete = [g for g in roots if _complete(g)]
     return braces, directive_rows, complete
@@ -155,12 +160,13 @@ _BRACE_OR_OPENER = re.compile(rb"[/\"'{}]")
 _STRING_STOP = {0x22: re.compile(rb'["\\]'), 0x27: re.compile(rb"['\\]")}
 
 
-def _braces(line: bytes, out: list[tuple[int, int]], in_comment: bool) -> bool:
+def _braces(line: bytes, out: list[tuple[int, int]], in_comment: bool, start: int = 0) -> bool:
     """Append the braces of one code line to ``out``; return whether a block comment
-    is still open at its end. (The scan jumps from one byte that matters to the next.)"""
+    is still open at its end. (The scan jumps from one byte that matters to the next;
+    ``start``: where to begin, no such byte before it.)"""
     n = len(line)
     search = _BRACE_OR_OPENER.search
-    i = 0
+    i = start
     while True:
         if in_comment:
             end = line.find(b"*/", i)
@@ -264,7 +270,12 @@ def _bare_macros(lines: list[bytes], directive_rows: set[int]) -> set[int]:
             if _CONTINUATION.match(line) is None and not declarator:
                 rows.add(candidate)
             candidate = None
-        if _BARE_MACRO.match(line) and (previous is None or not _open_end(previous)):
+        # (an upper-case letter first, or no bare macro: most lines are spared the regex)
+        if (
+            0x41 <= text[0] <= 0x5A  # A-Z
+            and _BARE_MACRO.match(line)
+            and (previous is None or not _open_end(previous))
+        ):
             # A run of them (``Q_OBJECT`` then ``Q_PROPERTY(…)``) stands between statements.
             candidate = row
             continue

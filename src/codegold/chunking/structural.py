@@ -287,9 +287,9 @@ class _File:
         self.src = text.encode("utf-8", "surrogatepass")
         #: One byte a character: a node's byte offsets index ``text`` as they are.
         self.ascii = len(self.src) == len(text)
-        self.line_starts = list(
-            accumulate(map((1).__add__, map(len, self.src.split(b"\n"))), initial=0)
-        )
+        # (an ASCII file's lines are as long in bytes as in characters: no second split)
+        byte_lines = self.lines if self.ascii else self.src.split(b"\n")
+        self.line_starts = list(accumulate(map((1).__add__, map(len, byte_lines)), initial=0))
         lowered = path.lower()
         self.declaration_file = bool(spec.declaration_suffixes) and lowered.endswith(
             spec.declaration_suffixes

@@ -275,6 +275,8 @@ _ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 _SETEXT = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _RST_ADORNMENT = re.compile(r"^([=\-`:'\"~^_*+#<>.!$%&,/;?@\\|])\1{2,}[ \t]*$")
+#: The characters an adornment line starts with (a cheap test before the regex).
+_ADORNMENT_CHARS = frozenset("=-`:'\"~^_*+#<>.!$%&,/;?@\\|")
 _CODE_SPAN = re.compile(r"`+([^`\n]+?)`+")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -318,7 +320,8 @@ def _rst_headings(lines: Sequence[str]) -> dict[int, int]:
         line = lines[row]
         title = lines[row - 1]
         if (
-            _RST_ADORNMENT.match(line)
+            line[:1] in _ADORNMENT_CHARS
+            and _RST_ADORNMENT.match(line)
             and not _blank(title)
             and not _RST_ADORNMENT.match(title)
             and len(line.rstrip()) >= len(title.strip())
