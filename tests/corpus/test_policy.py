@@ -23,7 +23,7 @@ from codegold.corpus import (
     load_policy,
     parse_gitattributes,
 )
-from codegold.corpus.policy import _Matcher
+from codegold.corpus.policy import _Matcher, _pattern_regex
 from codegold.errors import InputError
 from tests.corpus.gitfixture import make_repo
 
@@ -426,6 +426,34 @@ def _reference(patterns: tuple[str, ...], path: str) -> str | None:
 )
 def test_fast_matcher_agrees_with_pathspec(patterns: tuple[str, ...], path: str) -> None:
     assert _Matcher(patterns).match(path) == _reference(patterns, path)
+
+
+_EDGE_LINES = ["", "   ", "# a comment", "\\#hash", "!", "!a/", "\\!bang", "a\\ ", "a b", "/", "//",
+               "***", "a/**/b", "**/", "[a-z]*.py", "!/src/"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "line",
+    sorted(
+        {p for ps in DEFAULT_PATTERNS.values() for p in ps}
+        | {"/" + p.strip("!/") for ps in DEFAULT_PATTERNS.values() for p in ps}
+        | set(_EDGE_LINES)
+    ),
+)
+def test_pattern_translation_is_pathspecs_compiled_regex(line: str) -> None:
+    """Translated without compiling, each line gives the regex pathspec compiles."""
+    try:
+        compiled = pathspec.GitIgnoreSpec.from_lines([line]).patterns
+    except ValueError as exc:  # an invalid line fails alike (loading rejects it first)
+        with pytest.raises(type(exc)):
+            _pattern_regex(line)
+        return
+    regex = getattr(compiled[0], "regex", None) if compiled else None
+    if regex is None or compiled[0].include is None:
+        assert _pattern_regex(line) is None
+    else:
+        body = re.sub(r"\(\?P<[^>]+>", "(?:", regex.pattern)
+        assert _pattern_regex(line) == (body, bool(compiled[0].include))
 
 
 # -- loading ------------------------------------------------------------------------------

@@ -440,19 +440,23 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 _DIR_CACHE_LIMIT = 1 << 16
 
 
+@functools.cache
+def _gitignore_pattern() -> Any:
+    """The pattern class :class:`pathspec.GitIgnoreSpec` makes each line into."""
+    return type(pathspec.GitIgnoreSpec.from_lines(["x"]).patterns[0])
+
+
 def _pattern_regex(line: str) -> tuple[str, bool] | None:
     """pathspec's regex for one gitignore line (named groups removed), and whether
-    the line includes (False: a ``!`` line); None for a blank line or a comment."""
-    compiled = pathspec.GitIgnoreSpec.from_lines([line]).patterns
-    if not compiled:
-        return None
-    regex = getattr(compiled[0], "regex", None)
-    include = compiled[0].include
+    the line includes (False: a ``!`` line); None for a blank line or a comment.
+    Translated by the pattern class's own ``pattern_to_regex``, without compiling the
+    line's regex (the matcher compiles its alternations once)."""
+    regex, include = _gitignore_pattern().pattern_to_regex(line)
     if regex is None or include is None:
         return None
-    if not isinstance(regex, re.Pattern) or not isinstance(regex.pattern, str):
+    if not isinstance(regex, str):
         raise ValueError(f"unsupported pattern {line!r}")
-    return _NAMED_GROUP.sub("(?:", regex.pattern), bool(include)
+    return _NAMED_GROUP.sub("(?:", regex), bool(include)
 
 
 def _alternation(parts: list[tuple[int, str]]) -> re.Pattern[str] | None:
