@@ -71,3 +71,17 @@ def test_an_id_beyond_the_table_is_reported() -> None:
     check_ids(np.asarray([0, 1], dtype=np.int32), table)
     with pytest.raises(DamagedCache, match="string 2 of a table of 2"):
         check_ids(np.asarray([1, 2], dtype=np.int32), table)
+
+
+def test_runs_are_numbered_in_first_use_order_across_extend_and_truncate() -> None:
+    table = StringTable(["a"])
+    runs = table.ids_of([["b", "a", "b"], [], ["c", "b", "d", "c"]])
+    assert [r.tolist() for r in runs] == [[1, 0, 1], [], [2, 1, 3, 2]]
+    assert table.strings == ["a", "b", "c", "d"]
+    table.extend(["e", "f"])  # numbered elsewhere: known to the next lookup
+    assert table.ids_of([["f", "g", "a"]])[0].tolist() == [5, 6, 0]
+    table.truncate(3)  # "d" on forgotten: numbered again from 3
+    assert table.ids_of([["g", "c", "d"]])[0].tolist() == [3, 2, 4]
+    assert table.strings == ["a", "b", "c", "g", "d"]
+    assert table.ids_of([]) == []
+    assert len(table) == 5

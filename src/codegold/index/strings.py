@@ -8,7 +8,7 @@ hashed or looked up again for a file that did not change.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain, filterfalse
+from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
@@ -16,12 +16,27 @@ import numpy.typing as npt
 from codegold.errors import EnvironmentProblem
 
 
+class _Numbering(dict[str, int]):
+    """String -> id over a table's strings; looking up a string not numbered yet
+    numbers it next (appended to ``strings``), so that a run is numbered with one
+    dict lookup per string, from C (``map(numbering.__getitem__, run)``)."""
+
+    def __init__(self, strings: list[str]) -> None:
+        super().__init__(zip(strings, range(len(strings)), strict=True))
+        self.strings = strings
+
+    def __missing__(self, string: str) -> int:
+        n = self[string] = len(self.strings)
+        self.strings.append(string)
+        return n
+
+
 class StringTable:
     """Append-only: a string's id is its position, for as long as the table lives."""
 
     def __init__(self, strings: Sequence[str] = ()) -> None:
         self.strings: list[str] = list(strings)
-        self._ids: dict[str, int] | None = None
+        self._ids: _Numbering | None = None
 
     def __len__(self) -> int:
         return len(self.strings)
@@ -43,15 +58,15 @@ class StringTable:
         """Each run's strings as ids (int32), new strings numbered in first-use order."""
         ids = self._ids
         if ids is None:
-            strings = self.strings
-            ids = self._ids = dict(zip(strings, range(len(strings)), strict=True))
-        new = dict.fromkeys(filterfalse(ids.__contains__, chain.from_iterable(runs)))
-        if new:
-            start = len(self.strings)
-            self.strings.extend(new)
-            ids.update(zip(new, range(start, start + len(new)), strict=True))
+            ids = self._ids = _Numbering(self.strings)
         sizes = [len(run) for run in runs]
-        flat = np.fromiter(map(ids.__getitem__, chain.from_iterable(runs)), np.int32, sum(sizes))
+        try:
+            flat = np.fromiter(
+                map(ids.__getitem__, chain.from_iterable(runs)), np.int32, sum(sizes)
+            )
+        except BaseException:
+            self._ids = None  # numbered part-way: rebuilt from ``strings`` when next asked
+            raise
         return np.split(flat, np.cumsum(sizes[:-1])) if runs else []
 
 
