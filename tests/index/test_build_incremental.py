@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 from pathlib import Path
@@ -120,6 +121,38 @@ def test_one_worker_and_two_workers_write_the_same_bytes(
     # and the neighbouring revision through the pool too
     _build(repo, first, tmp_path / "warm", workers=2)
     assert _artifacts(_build(repo, second, tmp_path / "warm", workers=2)) == _artifacts(one)
+
+
+def _recorded(build: Path) -> dict[str, object]:
+    files: dict[str, object] = msgspec.json.decode((build / "manifest.json").read_bytes())["files"]
+    return files
+
+
+def test_digests_the_forked_writer_reports_are_those_of_the_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the writer digests its own files and chunks.msgpack (from the pieces the build
+    # writes it from): the manifest records what reading every file gives
+    monkeypatch.setattr(build_module, "WRITER_MIN_ROWS", 0)
+    repo, (_, second) = make_repo(tmp_path / "r", [V1, V2])
+    one = _build(repo, second, tmp_path / "one", workers=1)
+    aside = build_module._aside_digests
+
+    def spy(*args: object, **kwargs: object) -> bytes:
+        raw = aside(*args, **kwargs)  # type: ignore[arg-type]
+        (tmp_path / "report").write_bytes(raw)
+        return raw
+
+    monkeypatch.setattr(build_module, "_aside_digests", spy)
+    two = _build(repo, second, tmp_path / "two", workers=2)
+    reported = msgspec.msgpack.decode((tmp_path / "report").read_bytes())
+    assert {"chunks.msgpack", "symbols.msgpack", "files/rows.npy"} <= set(reported)
+    assert _recorded(two) == _recorded(one)
+    assert {
+        rel: {"size": p.stat().st_size, "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
+        for rel, p in ((rel, two / rel) for rel in _recorded(one))
+    } == _recorded(two)
+    open_index(tmp_path / "two", second)  # verified against the manifest
 
 
 @pytest.mark.parametrize("failure", ["writer fails", "no fork"])

@@ -45,11 +45,13 @@ from codegold.index.store import (
     FORMAT_VERSION,
     MANIFEST,
     DamagedIndex,
+    FileDigest,
     IndexedChunk,
     IndexRoot,
     StoredInventoryEntry,
     chunk_body_tokens,
     digest_files,
+    digest_pieces,
     read_manifest,
     verify_build,
 )
@@ -418,7 +420,15 @@ def _build_into(
         # the same merged state and share nothing: with more than one worker, a forked
         # process writes the last two while this one makes the first
         (folder / FILE_LEXICAL).mkdir()
-        helper = _Writer.start(write_aside) if workers > 1 and n_rows >= WRITER_MIN_ROWS else None
+        # the writer also digests what it wrote, and chunks.msgpack from the pieces
+        # this process writes it from: the manifest reads neither back
+        digests = partial(_aside_digests, folder, n_rows, assembly.chunks)
+        helper = (
+            _Writer.start(write_aside, digests)
+            if workers > 1 and n_rows >= WRITER_MIN_ROWS
+            else None
+        )
+        written: dict[str, FileDigest] = {}
         try:
             assembly.lexical.chunk_index().save(folder / "lexical")
             write_json_atomic(
@@ -429,10 +439,12 @@ def _build_into(
                 handle.writelines(assembly.chunks)
             if helper is None or not helper.wait():
                 write_aside()
+            else:
+                written = _DIGESTS.decode(helper.report) if helper.report else {}
         finally:
             if helper is not None:
                 helper.stop()
-        del assembly, write_aside
+        del assembly, write_aside, digests
         signals = ["lexical", "symbols"]
         embedding = None
         if options.embedder is not None:
@@ -468,7 +480,8 @@ def _build_into(
     )
     # The manifest is written last: its presence is what makes a build complete. It
     # records every other file's size and digest, checked whenever the build is opened.
-    record = {**msgspec.to_builtins(manifest), "files": msgspec.to_builtins(digest_files(folder))}
+    files = digest_files(folder, written)
+    record = {**msgspec.to_builtins(manifest), "files": msgspec.to_builtins(files)}
     write_json_atomic(folder / MANIFEST, record)
     return manifest
 
@@ -479,40 +492,79 @@ def _write_aside(folder: Path, lexical: IndexMerger, symbols: SymbolMerger) -> N
     (folder / "symbols.msgpack").write_bytes(symbols.encoded())
 
 
-class _Writer:
-    """A forked process running ``write`` (files it leaves whole only on success):
-    :meth:`wait` says whether it did, and the caller runs ``write`` itself when it did
-    not (or when no process could be forked)."""
+#: The files :func:`_write_aside` writes (a file it does not write is left out of its
+#: digests: the manifest reads it).
+_ASIDE_FILES = (
+    *(f"{FILE_LEXICAL}/{name}" for name in ("indptr.npy", "rows.npy", "weights.npy", "vocab.json")),
+    "symbols.msgpack",
+)
+_DIGESTS = msgspec.msgpack.Decoder(dict[str, FileDigest])
 
-    def __init__(self, pid: int) -> None:
+
+def _aside_digests(folder: Path, n_rows: int, chunks: Sequence[bytes]) -> bytes:
+    """What the writer reports once it has written: the digests of its files, and of
+    ``chunks.msgpack`` from the pieces the main process writes it from."""
+    out = {"chunks.msgpack": digest_pieces(chain([array_header(n_rows)], chunks))}
+    for rel in _ASIDE_FILES:
+        path = folder / rel
+        if path.is_file():
+            out[rel] = digest_pieces([path.read_bytes()])
+    return msgspec.msgpack.encode(out)
+
+
+class _Writer:
+    """A forked process running ``write`` (files it leaves whole only on success), then
+    sending what ``report`` returns: :meth:`wait` says whether it did (the report in
+    :attr:`report`), and the caller runs ``write`` itself when it did not (or when no
+    process could be forked)."""
+
+    def __init__(self, pid: int, reader: int) -> None:
         self.pid: int | None = pid
+        self._reader: int | None = reader
+        self.report = b""
 
     @classmethod
-    def start(cls, write: Callable[[], None]) -> _Writer | None:
+    def start(cls, write: Callable[[], None], report: Callable[[], bytes]) -> _Writer | None:
         if not hasattr(os, "fork"):
             return None
+        reader, writer = os.pipe()
         try:
             pid = os.fork()
         except OSError:  # no process to spare: the caller writes it
+            os.close(reader)
+            os.close(writer)
             return None
         if pid == 0:  # the writer: never returns into the build
             code = 1
             try:
+                os.close(reader)
                 write()
+                with os.fdopen(writer, "wb") as pipe:
+                    pipe.write(report())
                 code = 0
             finally:
                 os._exit(code)
-        return cls(pid)
+        os.close(writer)
+        return cls(pid, reader)
 
     def wait(self) -> bool:
-        """Whether the writer exited having written the whole file."""
-        assert self.pid is not None
+        """Whether the writer exited having written the whole file (and its report)."""
+        assert self.pid is not None and self._reader is not None
+        with os.fdopen(self._reader, "rb") as pipe:
+            self._reader = None
+            report = pipe.read()  # to its end: the writer's exit (or its death)
         _, status = os.waitpid(self.pid, 0)
         self.pid = None
-        return os.waitstatus_to_exitcode(status) == 0
+        if os.waitstatus_to_exitcode(status) != 0:
+            return False
+        self.report = report
+        return True
 
     def stop(self) -> None:
         """Kill the writer if it still runs (the build failed first) and reap it."""
+        if self._reader is not None:
+            os.close(self._reader)
+            self._reader = None
         if self.pid is not None:
             with suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGKILL)

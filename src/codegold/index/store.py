@@ -41,7 +41,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -110,14 +110,35 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def digest_files(folder: Path) -> dict[str, FileDigest]:
-    """Size and SHA-256 of every file under ``folder`` but the manifest, by relative path."""
+def digest_files(
+    folder: Path, known: Mapping[str, FileDigest] | None = None
+) -> dict[str, FileDigest]:
+    """Size and SHA-256 of every file under ``folder`` but the manifest, by relative path.
+
+    ``known``: digests taken of files from the very bytes written to them (by relative
+    path); such a file of the size recorded there is not read again."""
     out: dict[str, FileDigest] = {}
+    known = known or {}
     for path in sorted(folder.rglob("*")):
         if path.is_file() and path.name != MANIFEST:
             rel = path.relative_to(folder).as_posix()
-            out[rel] = FileDigest(size=path.stat().st_size, sha256=_sha256(path))
+            size = path.stat().st_size
+            taken = known.get(rel)
+            if taken is not None and taken.size == size:
+                out[rel] = taken
+            else:
+                out[rel] = FileDigest(size=size, sha256=_sha256(path))
     return out
+
+
+def digest_pieces(pieces: Iterable[bytes]) -> FileDigest:
+    """The :class:`FileDigest` of a file made of ``pieces`` written in order."""
+    digest = hashlib.sha256()
+    size = 0
+    for piece in pieces:
+        digest.update(piece)
+        size += len(piece)
+    return FileDigest(size=size, sha256=digest.hexdigest())
 
 
 class _Stamp(msgspec.Struct, frozen=True, array_like=True):
