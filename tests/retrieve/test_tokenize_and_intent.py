@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import random
+import re
 
 import numpy as np
 import pytest
 
 from codegold.index.lexical import BM25Index, top_k
 from codegold.index.tokenize import (
+    _CAMEL,
     _WORD,
     find_words,
     path_tokens,
     split_identifier,
+    stem,
     tokenize,
     tokenize_query,
+    word_tokens,
 )
 from codegold.retrieve.query import Intent, analyze
 
@@ -56,6 +60,33 @@ def test_find_words_gives_the_regex_matches_on_random_text() -> None:
 )
 def test_split_identifier(word: str, parts: tuple[str, ...]) -> None:
     assert split_identifier(word) == parts
+
+
+def _split_in_full(word: str) -> tuple[str, ...]:
+    """:func:`split_identifier` without its shortcut for one-part words."""
+    parts = [
+        p.lower() for piece in re.split(r"[_$]+", word) if piece for p in _CAMEL.findall(piece)
+    ]
+    whole = word.strip("_$").lower()
+    if len(parts) <= 1:
+        return (whole,) if whole else ()
+    return (whole, *parts)
+
+
+def test_one_part_words_split_and_tokenize_as_in_full() -> None:
+    """The shortcuts for plain lowercase and digit words give what the full split and
+    the per-part stemming give, on words of every shape (and non-ASCII letters)."""
+    rng = random.Random(11)
+    alphabet = "abeisyzAZ09_$éÉßİ"
+    words = ["", "_", "$", "a", "A", "7", "ab", "abc", "handles", "1234", "x86", "é", "éa", "aéb"]
+    words += [
+        "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 9))) for _ in range(20_000)
+    ]
+    for word in words:
+        parts = _split_in_full(word)
+        assert split_identifier(word) == parts, word
+        expected = tuple(stem(p) for p in parts if len(p) >= 2 or p.isdigit())
+        assert word_tokens(word) == expected, word
 
 
 def test_query_and_document_tokens_meet() -> None:

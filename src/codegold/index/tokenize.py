@@ -13,6 +13,7 @@ from itertools import chain
 
 _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*|[0-9]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_SEPARATORS = re.compile(r"[_$]+")
 
 STOPWORDS = frozenset(
     [
@@ -161,8 +162,10 @@ def stem(word: str) -> str:
 @lru_cache(maxsize=200_000)
 def split_identifier(word: str) -> tuple[str, ...]:
     """The lowercased parts of one identifier, whole form first when it has parts."""
+    if word.isascii() and (word.isdigit() or (word.isalpha() and word.islower())):
+        return (word,)  # one part, the whole word (most words of code and prose)
     parts: list[str] = []
-    for piece in re.split(r"[_$]+", word):
+    for piece in _SEPARATORS.split(word):
         if piece:
             parts.extend(p.lower() for p in _CAMEL.findall(piece))
     whole = word.strip("_$").lower()
@@ -173,6 +176,11 @@ def split_identifier(word: str) -> tuple[str, ...]:
 
 def word_tokens(word: str) -> tuple[str, ...]:
     """The tokens of one word (as :data:`find_words` finds them), uncached."""
+    if word.isascii():  # one part, the whole word: its stem (most words of code and prose)
+        if word.isdigit():
+            return (word,)
+        if word.isalpha() and word.islower():
+            return (stem(word),) if len(word) > 1 else ()
     out: list[str] = []
     for part in split_identifier(word):
         if len(part) < 2 and not part.isdigit():
