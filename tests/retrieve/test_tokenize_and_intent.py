@@ -143,6 +143,9 @@ def test_bm25_roundtrip(tmp_path) -> None:  # type: ignore[no-untyped-def]
         ),
         ("thread 'tests::handles_retry' panicked at src/lib.rs:212:32", Intent.GENERAL),
         ("show me a test of configuring the public url", Intent.TEST),
+        # a request for tests written as a noun phrase is not a pasted message
+        ("tests for parse_args", Intent.TEST),
+        ("unit tests for the tokenizer", Intent.TEST),
         ("which tests cover AssertionError messages?", Intent.TEST),
     ],
     ids=lambda v: str(v)[:30],

@@ -136,6 +136,12 @@ _QUESTION_START = re.compile(
     r"would|will|show|find|list|explain|give|tell|i|we|my|our|in|if|with|for)\b",
     re.I,
 )
+#: what only a pasted message or trace has: a line break, an error or exception
+#: name, a panic, a traceback, a test runner's FAIL, a path ``::`` or a frame
+_PASTED_SHAPE = re.compile(
+    r"\n|\b\w*(?:Error|Exception|Failure)\b|\bpanic|\bTraceback\b|\bFAIL|::"
+    r"|\bat [\w.$<>]+\(|\w\.\w+:\d+"
+)
 _USER_VALUE = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`|\b\d[\w.]*")
 
 
@@ -403,8 +409,12 @@ def _intent_of(query: str) -> Intent:
     asks_why = _WHY.search(query) is not None
     # a pasted message or trace, not a question: its test words name what failed
     # (``AssertionError``, ``TestTimedOutException``, ``tests::handles_retry``), and
-    # the answer is the code that raised it
-    pasted = not _QUESTION_START.match(query) and not query.rstrip().endswith("?")
+    # the answer is the code that raised it; "tests for parse_args" still asks for tests
+    pasted = (
+        not _QUESTION_START.match(query)
+        and not query.rstrip().endswith("?")
+        and _PASTED_SHAPE.search(query) is not None
+    )
     for candidate_intent, pattern in _INTENT_RULES:
         if candidate_intent is Intent.TEST and (asks_why or pasted):
             # "our golden test on cmp.Diff flakes - why?": the cause is in the code
