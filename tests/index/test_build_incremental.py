@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import time
 from pathlib import Path
 
 import msgspec
@@ -128,11 +129,14 @@ def _recorded(build: Path) -> dict[str, object]:
     return files
 
 
+@pytest.mark.parametrize("first", ["writer", "build"])
 def test_digests_the_forked_writer_reports_are_those_of_the_files(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str
 ) -> None:
     # the writer digests its own files and chunks.msgpack (from the pieces the build
-    # writes it from): the manifest records what reading every file gives
+    # writes it from): the manifest records what reading every file gives. The
+    # whole-file index is made by whichever process is free first: each in turn is
+    # made the slower one
     monkeypatch.setattr(build_module, "WRITER_MIN_ROWS", 0)
     repo, (_, second) = make_repo(tmp_path / "r", [V1, V2])
     one = _build(repo, second, tmp_path / "one", workers=1)
@@ -144,14 +148,35 @@ def test_digests_the_forked_writer_reports_are_those_of_the_files(
         return raw
 
     monkeypatch.setattr(build_module, "_aside_digests", spy)
+    parent = os.getpid()
+    if first == "writer":
+        chunk_index = build_module.IndexMerger.chunk_index
+
+        def slow_chunk_index(self: build_module.IndexMerger) -> object:
+            time.sleep(0.5)
+            return chunk_index(self)
+
+        monkeypatch.setattr(build_module.IndexMerger, "chunk_index", slow_chunk_index)
+    else:
+        encoded = build_module.SymbolMerger.encoded
+
+        def slow_encoded(self: build_module.SymbolMerger) -> bytes:
+            if os.getpid() != parent:
+                time.sleep(0.5)
+            return encoded(self)
+
+        monkeypatch.setattr(build_module.SymbolMerger, "encoded", slow_encoded)
     two = _build(repo, second, tmp_path / "two", workers=2)
     reported = msgspec.msgpack.decode((tmp_path / "report").read_bytes())
-    assert {"chunks.msgpack", "symbols.msgpack", "files/rows.npy"} <= set(reported)
+    assert {"chunks.msgpack", "symbols.msgpack"} <= set(reported)
+    assert ("files/rows.npy" in reported) == (first == "writer")
     assert _recorded(two) == _recorded(one)
+    assert _artifacts(two) == _artifacts(one)
     assert {
         rel: {"size": p.stat().st_size, "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
         for rel, p in ((rel, two / rel) for rel in _recorded(one))
     } == _recorded(two)
+    assert not list(two.rglob(build_module._CLAIM))
     open_index(tmp_path / "two", second)  # verified against the manifest
 
 

@@ -418,13 +418,15 @@ def _build_into(
         write_aside = partial(_write_aside, folder, assembly.lexical, assembly.symbols)
         # the chunk index, the whole-file index and the symbol table are made from
         # the same merged state and share nothing: with more than one worker, a forked
-        # process writes the last two while this one makes the first
+        # process writes the symbol table while this one makes the chunk index, and the
+        # whole-file index is made by whichever of the two is free first
         (folder / FILE_LEXICAL).mkdir()
         # the writer also digests what it wrote, and chunks.msgpack from the pieces
         # this process writes it from: the manifest reads neither back
-        digests = partial(_aside_digests, folder, n_rows, assembly.chunks)
+        aside = _Aside(folder, assembly.lexical, assembly.symbols)
+        digests = partial(_aside_digests, folder, n_rows, assembly.chunks, aside.wrote)
         helper = (
-            _Writer.start(write_aside, digests)
+            _Writer.start(aside.write, digests)
             if workers > 1 and n_rows >= WRITER_MIN_ROWS
             else None
         )
@@ -437,6 +439,8 @@ def _build_into(
             with (folder / "chunks.msgpack").open("wb") as handle:
                 handle.write(array_header(n_rows))
                 handle.writelines(assembly.chunks)
+            if helper is not None and _claim(folder):  # the writer has not started it
+                aside.file_index()
             if helper is None or not helper.wait():
                 write_aside()
             else:
@@ -444,7 +448,9 @@ def _build_into(
         finally:
             if helper is not None:
                 helper.stop()
-        del assembly, write_aside, digests
+            with suppress(FileNotFoundError):
+                (folder / _CLAIM).rmdir()
+        del assembly, write_aside, digests, aside
         signals = ["lexical", "symbols"]
         embedding = None
         if options.embedder is not None:
@@ -487,25 +493,62 @@ def _build_into(
 
 
 def _write_aside(folder: Path, lexical: IndexMerger, symbols: SymbolMerger) -> None:
-    """What a forked writer writes while the main process makes the chunk index."""
+    """The symbol table and the whole-file index (what no forked writer wrote)."""
     lexical.file_index().save(folder / FILE_LEXICAL)
     (folder / "symbols.msgpack").write_bytes(symbols.encoded())
 
 
-#: The files :func:`_write_aside` writes (a file it does not write is left out of its
-#: digests: the manifest reads it).
-_ASIDE_FILES = (
-    *(f"{FILE_LEXICAL}/{name}" for name in ("indptr.npy", "rows.npy", "weights.npy", "vocab.json")),
-    "symbols.msgpack",
+#: The files of the whole-file index (a file the writer does not write is left out of
+#: its digests: the manifest reads it).
+_FILE_INDEX_FILES = tuple(
+    f"{FILE_LEXICAL}/{name}" for name in ("indptr.npy", "rows.npy", "weights.npy", "vocab.json")
 )
 _DIGESTS = msgspec.msgpack.Decoder(dict[str, FileDigest])
 
 
-def _aside_digests(folder: Path, n_rows: int, chunks: Sequence[bytes]) -> bytes:
-    """What the writer reports once it has written: the digests of its files, and of
-    ``chunks.msgpack`` from the pieces the main process writes it from."""
+#: Made by the first of the build and its forked writer to start the whole-file index.
+_CLAIM = ".file-index-claim"
+
+
+def _claim(folder: Path) -> bool:
+    """Whether this process is the first to claim the whole-file index (a directory
+    made atomically: exactly one of the two processes makes it)."""
+    try:
+        (folder / _CLAIM).mkdir()
+    except FileExistsError:
+        return False
+    return True
+
+
+class _Aside:
+    """What the forked writer does: the symbol table, then the whole-file index unless
+    the build claimed it first; :attr:`wrote` lists the files it wrote."""
+
+    def __init__(self, folder: Path, lexical: IndexMerger, symbols: SymbolMerger) -> None:
+        self.folder = folder
+        self.lexical = lexical
+        self.symbols = symbols
+        self.wrote: list[str] = []
+
+    def write(self) -> None:
+        (self.folder / "symbols.msgpack").write_bytes(self.symbols.encoded())
+        self.wrote.append("symbols.msgpack")
+        if _claim(self.folder):
+            self.file_index()
+            self.wrote.extend(_FILE_INDEX_FILES)
+
+    def file_index(self) -> None:
+        self.lexical.file_index().save(self.folder / FILE_LEXICAL)
+
+
+def _aside_digests(
+    folder: Path, n_rows: int, chunks: Sequence[bytes], wrote: Sequence[str]
+) -> bytes:
+    """What the writer reports once it has written: the digests of its files (those
+    of ``wrote``), and of ``chunks.msgpack`` from the pieces the main process writes
+    it from."""
     out = {"chunks.msgpack": digest_pieces(chain([array_header(n_rows)], chunks))}
-    for rel in _ASIDE_FILES:
+    for rel in wrote:
         path = folder / rel
         if path.is_file():
             out[rel] = digest_pieces([path.read_bytes()])
