@@ -9,12 +9,23 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+DIGEST_BLOCK = 8 << 20
+"""How much of a file is read, then hashed, at a time. Both release the GIL, and a
+thread that wants it back waits for the main thread's switch interval (5 ms) when
+that one runs Python: read by 1 MB, a 100 MB file hashed on a thread while a suite
+loads took 0.2 s instead of its 0.09 s (hundreds of waits); by 8 MB, a few dozen."""
+
 
 def digest_file(path: str | Path) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            h.update(block)
+    with open(path, "rb", buffering=0) as handle:
+        buffer = bytearray(DIGEST_BLOCK)  # (pages are only touched as they are read into)
+        view = memoryview(buffer)
+        while True:
+            n = handle.readinto(buffer)
+            if not n:
+                break
+            h.update(view[:n])
     return h.hexdigest()
 
 
