@@ -521,9 +521,15 @@ class HybridRetriever:
                 value *= exp.factors.get("role", 1.0)
             exp.final = value
             fused.append((row, value))
+        return self._above_tail(fused, ranked[cfg.rerank_depth :])
+
+    def _above_tail(
+        self, fused: list[tuple[int, float]], tail: list[tuple[int, float]]
+    ) -> list[tuple[int, float]]:
+        """The reranked head in order (ties by chunk id), then the rest of the ranking
+        with its scores scaled to stay below the head's last."""
         fused.sort(key=lambda rs: (-rs[1], self.index.chunks[rs[0]].chunk_id))
         floor = fused[-1][1]
-        tail = ranked[cfg.rerank_depth :]
         if tail and tail[0][1] > 0:
             scale = floor * 0.999 / tail[0][1]
             tail = [(row, score * scale) for row, score in tail]
@@ -580,13 +586,7 @@ class HybridRetriever:
             value = score / top + cfg.w_rerank * lift
             exp.final = value
             fused.append((row, value))
-        fused.sort(key=lambda rs: (-rs[1], self.index.chunks[rs[0]].chunk_id))
-        floor = fused[-1][1]
-        tail = rescored[cfg.rerank_depth :]
-        if tail and tail[0][1] > 0:
-            scale = floor * 0.999 / tail[0][1]
-            tail = [(row, score * scale) for row, score in tail]
-        return fused + tail
+        return self._above_tail(fused, rescored[cfg.rerank_depth :])
 
     def _lexical_precision(
         self,
