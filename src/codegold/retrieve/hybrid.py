@@ -476,12 +476,12 @@ class HybridRetriever:
         if not ranked:
             return ranked
         cfg = self.config
-        head = ranked[: cfg.rerank_depth]
-        rows = [row for row, _ in head]
         if self.embedder is None or vectors is None or not self._model_decides(analysis, context):
             return self._lexical_precision(analysis, ranked, explanations)
         if cfg.rerank_fusion == "score":
             return self._rerank_scores(analysis, ranked, explanations)
+        head = ranked[: cfg.rerank_depth]
+        rows = [row for row, _ in head]
         matrix = np.asarray(vectors[rows], dtype=np.float32)
         has = np.linalg.norm(matrix, axis=1) > 0
         if not has.any():
@@ -503,7 +503,7 @@ class HybridRetriever:
             # legacy, generated, sibling); those penalties also cap what the model can
             # add, so a legacy copy or a sibling the model likes stays below
             penalty = 1.0
-            for name in ("legacy", "generated", "qualifier"):
+            for name in _MODEL_CAPS:
                 penalty *= exp.factors.get(name, 1.0)
             value = 1.0 / (k + lex_rank)
             if row in dense_rank:
@@ -580,7 +580,7 @@ class HybridRetriever:
             if has[i]:
                 if spread > 1e-6:
                     lift = max(0.0, (float(cosine[i]) - middle) / spread)
-                for name in ("legacy", "generated", "qualifier"):
+                for name in _MODEL_CAPS:
                     lift *= exp.factors.get(name, 1.0)
                 exp.signals["rerank"] = (0, round(float(cosine[i]), 6))
             value = score / top + cfg.w_rerank * lift
@@ -1051,6 +1051,9 @@ _ABBREVIATIONS = {
     "asynchronous": "async",
 }
 _NAME_WORD = re.compile(r"[A-Za-z_$][\w$]*")
+#: first-stage factors that also cap what the model rerank adds to a chunk (a legacy
+#: copy, a generated file, a sibling of the named qualifier stays below)
+_MODEL_CAPS = ("legacy", "generated", "qualifier")
 #: questions about the code itself, for which tests and docs are asides
 _ASIDE_INTENTS = frozenset([Intent.DEFINITION, Intent.GENERAL, Intent.CONFIGURATION])
 _ASIDE_ROLES = frozenset(["test", "docs"])
