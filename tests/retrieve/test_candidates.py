@@ -6,22 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codegold.corpus.git import GitRepo
-from codegold.corpus.policy import PathPolicy
-from codegold.index.build import BuildOptions, build_index
-from codegold.index.store import LoadedIndex, open_index
+from codegold.index.store import LoadedIndex
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.hybrid import HybridRetriever
 from codegold.retrieve.query import analyze
-from tests.corpus.gitfixture import make_repo
-
-
-def _index(tmp_path: Path, files: dict[str, str]) -> LoadedIndex:
-    repo, (sha,) = make_repo(tmp_path / "r", [files])
-    root = tmp_path / "idx"
-    with GitRepo(repo) as git:
-        build_index(git, sha, root, policy=PathPolicy(), options=BuildOptions())
-    return open_index(root, sha)
+from tests.retrieve._index import index_files
 
 
 def _rank(index: LoadedIndex, ranked: list[tuple[int, float]], file: str, symbol: str) -> int:
@@ -82,7 +71,7 @@ NOISE_GO = "package render\n\n" + "\n".join(
 
 
 def test_the_callees_of_a_named_function_are_candidates(tmp_path: Path) -> None:
-    index = _index(
+    index = index_files(
         tmp_path,
         {"context.go": CONTEXT_GO, "binding/binding.go": BINDING_GO, "render/render.go": NOISE_GO},
     )
@@ -133,7 +122,7 @@ def save(path, data):
 
 
 def test_a_name_only_tests_define_is_answered_by_the_test_code(tmp_path: Path) -> None:
-    index = _index(tmp_path, {"tests/helpers.py": HELPERS, "src/app.py": APP})
+    index = index_files(tmp_path, {"tests/helpers.py": HELPERS, "src/app.py": APP})
     result = HybridRetriever(index).search("where is make_fixture_repo defined?")
     top = result.ranked[0][0]
     assert index.chunks[top].file == "tests/helpers.py"
@@ -145,7 +134,7 @@ def test_a_name_defined_in_code_keeps_the_test_penalty(tmp_path: Path) -> None:
         "tests/helpers.py": HELPERS,
         "src/repo.py": "def make_fixture_repo(path):\n    return path\n",
     }
-    index = _index(tmp_path, both)
+    index = index_files(tmp_path, both)
     result = HybridRetriever(index).search("where is make_fixture_repo defined?")
     tests_row = next(r for r, _ in result.ranked if index.chunks[r].file == "tests/helpers.py")
     assert result.explanations[tests_row].factors["role"] < 1.0
@@ -185,7 +174,7 @@ pub fn member_validates(input: u32) -> bool {
 
 
 def test_a_types_impl_blocks_are_diversified_by_the_methods_they_hold(tmp_path: Path) -> None:
-    index = _index(tmp_path, {"src/union.rs": UNION_RS, "src/other.rs": OTHER_RS})
+    index = index_files(tmp_path, {"src/union.rs": UNION_RS, "src/other.rs": OTHER_RS})
     impls = [c for c in index.chunks if c.kind == "impl" and c.symbol == "Union"]
     assert len(impls) >= 3  # one chunk per impl block, all named by the type
     result = HybridRetriever(index, RetrieverConfig(max_per_symbol=1)).search(
@@ -226,7 +215,7 @@ func (c *Context) FormFile(name string) (*multipart.FileHeader, error) {
 
 
 def test_a_declarations_block_is_named_by_what_it_declares(tmp_path: Path) -> None:
-    index = _index(tmp_path, {"gin.go": GIN_GO, "context.go": FORM_GO})
+    index = index_files(tmp_path, {"gin.go": GIN_GO, "context.go": FORM_GO})
     query = "what is the default memory limit for multipart forms?"
     result = HybridRetriever(index, RetrieverConfig(name_match=0.5)).search(query)
     row = next(
@@ -273,7 +262,7 @@ NOISE_PY = "\n\n".join(
 
 
 def test_a_named_method_lends_the_members_of_its_object_it_reads(tmp_path: Path) -> None:
-    index = _index(tmp_path, {"pkg/models.py": MODELS_PY, "pkg/codecs.py": NOISE_PY})
+    index = index_files(tmp_path, {"pkg/models.py": MODELS_PY, "pkg/codecs.py": NOISE_PY})
     query = "how does response.text choose the encoding when the server sends no charset?"
     result = HybridRetriever(index).search(query)
     row = next(r for r, _ in result.ranked if index.chunks[r].symbol == "Response.encoding")
@@ -318,7 +307,7 @@ NOTES_RB = "\n".join(
 
 
 def test_a_prose_word_also_finds_the_short_form_code_writes(tmp_path: Path) -> None:
-    index = _index(tmp_path, {"lib/server.rb": SERVER_RB, "lib/notes.rb": NOTES_RB})
+    index = index_files(tmp_path, {"lib/server.rb": SERVER_RB, "lib/notes.rb": NOTES_RB})
     query = "can the server port come from an environment variable?"
     on = HybridRetriever(index).search(query)
     off = HybridRetriever(index, RetrieverConfig(abbreviation_weight=0.0)).search(query)
@@ -349,7 +338,7 @@ def test_a_pasted_message_splits_where_its_lines_were_joined() -> None:
 
 
 def test_a_prose_question_prefers_code_that_acts_over_the_type(tmp_path: Path) -> None:
-    index = _index(tmp_path, {"src/union.rs": UNION_RS, "src/other.rs": OTHER_RS})
+    index = index_files(tmp_path, {"src/union.rs": UNION_RS, "src/other.rs": OTHER_RS})
     result = HybridRetriever(index).search("how does a smart union pick the member that wins?")
     for row, _ in result.ranked:
         chunk = index.chunks[row]
@@ -408,7 +397,7 @@ func Default(method, contentType string) Binding {
 def test_a_go_file_only_a_custom_tag_builds_ranks_below_the_default_build(
     tmp_path: Path,
 ) -> None:
-    index = _index(
+    index = index_files(
         tmp_path, {"binding/binding.go": DEFAULT_GO, "binding/binding_nomsgpack.go": NOMSGPACK_GO}
     )
     result = HybridRetriever(index).search("how is the binding picked for a content type?")
@@ -455,7 +444,7 @@ NOISE_JS = "'use strict';\n\n" + "\n".join(
 def test_a_pasted_message_from_a_message_table_finds_the_code_raising_its_key(
     tmp_path: Path,
 ) -> None:
-    index = _index(
+    index = index_files(
         tmp_path,
         {"lib/messages.js": MESSAGES_JS, "lib/keys.js": KEYS_JS, "lib/noise.js": NOISE_JS},
     )
@@ -531,7 +520,7 @@ end
 def test_a_namespace_every_file_opens_is_no_definition_to_rank(tmp_path: Path) -> None:
     files = {f"lib/acme/helper{i}.rb": _gem_file(i) for i in range(6)}
     files["lib/acme/request.rb"] = REQUEST_RB
-    index = _index(tmp_path, files)
+    index = index_files(tmp_path, files)
     wrappers = [r for r in index.symbols.definitions("AcmeClient")]
     assert len({index.chunks[r].file for r in wrappers}) > 4
     query = "how does AcmeClient pick the parser format from the response mimetype?"

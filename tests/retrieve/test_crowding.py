@@ -6,23 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codegold.corpus.git import GitRepo
-from codegold.corpus.policy import PathPolicy
-from codegold.index.build import BuildOptions, build_index
-from codegold.index.store import LoadedIndex, open_index
+from codegold.index.store import LoadedIndex
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.hybrid import Explanation, HybridRetriever
 from codegold.retrieve.query import analyze
-from tests.corpus.gitfixture import make_repo
-
-
-def _index(tmp_path: Path, files: dict[str, str]) -> LoadedIndex:
-    repo, (sha,) = make_repo(tmp_path / "r", [files])
-    root = tmp_path / "idx"
-    with GitRepo(repo) as git:
-        build_index(git, sha, root, policy=PathPolicy(), options=BuildOptions())
-    return open_index(root, sha)
-
+from tests.retrieve._index import index_files
 
 ERRORS_GO = """package cli
 
@@ -95,7 +83,7 @@ def _after_code(roles: list[str]) -> int:
 
 
 def test_tests_do_not_fill_the_cutoff_of_a_question_about_the_code(tmp_path: Path) -> None:
-    index = _index(tmp_path, {"errors.go": ERRORS_GO, "errors_test.go": ERRORS_TEST_GO})
+    index = index_files(tmp_path, {"errors.go": ERRORS_GO, "errors_test.go": ERRORS_TEST_GO})
     query = "why would the exit status mismatch"
     # without role factors the tests, which spell the question's words, come first (in
     # a real repository their number does what the role factor cannot undo here)
@@ -109,7 +97,7 @@ def test_tests_do_not_fill_the_cutoff_of_a_question_about_the_code(tmp_path: Pat
 
 
 def test_a_question_about_tests_keeps_them(tmp_path: Path) -> None:
-    index = _index(tmp_path, {"errors.go": ERRORS_GO, "errors_test.go": ERRORS_TEST_GO})
+    index = index_files(tmp_path, {"errors.go": ERRORS_GO, "errors_test.go": ERRORS_TEST_GO})
     query = "which tests check the exit code an exit coder error gives"
     assert analyze(query).intent.value == "test"
     result = HybridRetriever(index, RetrieverConfig()).search(query)
@@ -178,7 +166,7 @@ def _named(index: LoadedIndex, ranked: list[tuple[int, float]], name: str, k: in
 
 
 def test_a_prose_question_sees_one_chunk_per_name(tmp_path: Path) -> None:
-    index = _index(tmp_path, {"src/DefaultParser.java": PARSER_JAVA})
+    index = index_files(tmp_path, {"src/DefaultParser.java": PARSER_JAVA})
     ctors = [c for c in index.chunks if c.symbol == "DefaultParser.DefaultParser"]
     assert len(ctors) == 8
     query = "how does DefaultParser treat a bare double dash token"
@@ -199,7 +187,7 @@ def test_a_prose_question_sees_one_chunk_per_name(tmp_path: Path) -> None:
 
 
 def test_the_named_names_fill_at_most_max_named_places(tmp_path: Path) -> None:
-    index = _index(tmp_path, {"src/DefaultParser.java": PARSER_JAVA})
+    index = index_files(tmp_path, {"src/DefaultParser.java": PARSER_JAVA})
     retriever = HybridRetriever(index, RetrieverConfig(max_named=2))
     analysis = analyze("why does DefaultParser keep partial matching on for a bare prefix")
     rows = list(range(len(index.chunks)))

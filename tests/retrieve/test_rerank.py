@@ -16,6 +16,7 @@ from codegold.index.store import open_index
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.hybrid import HybridRetriever
 from tests.corpus.gitfixture import make_repo
+from tests.retrieve._index import index_files
 
 READER = '''class JsonReader:
     """Reads JSON tokens from a stream."""
@@ -84,20 +85,12 @@ LEGACY = '''def compute_delay(attempt):
 '''
 
 
-def _index(tmp_path: Path, files: dict[str, str], embedder: object = None) -> object:
-    repo, (sha,) = make_repo(tmp_path / "r", [files])
-    root = tmp_path / "idx"
-    with GitRepo(repo) as git:
-        build_index(git, sha, root, policy=PathPolicy(), options=BuildOptions(embedder=embedder))
-    return open_index(root, sha)
-
-
 def _symbols(index: object, ranked: list[tuple[int, float]]) -> list[str | None]:
     return [index.chunks[row].symbol for row, _ in ranked]  # type: ignore[attr-defined]
 
 
 def test_a_qualified_name_demotes_the_same_method_of_another_class(tmp_path: Path) -> None:
-    index = _index(tmp_path, {"json/reader.py": READER, "json/writer.py": WRITER})
+    index = index_files(tmp_path, {"json/reader.py": READER, "json/writer.py": WRITER})
     query = "what does JsonReader.set_lenient do with lenient mode?"
     ranked = HybridRetriever(index).search(query).ranked  # type: ignore[arg-type]
     # (classes this small are one chunk each, named by the class and its methods)
@@ -118,7 +111,7 @@ def test_a_qualified_name_demotes_the_same_method_of_another_class(tmp_path: Pat
 
 def test_a_variable_qualifier_is_not_a_class(tmp_path: Path) -> None:
     """``reader.set_lenient`` names no class (no ``reader`` is defined): nothing is demoted."""
-    index = _index(tmp_path, {"json/reader.py": READER, "json/writer.py": WRITER})
+    index = index_files(tmp_path, {"json/reader.py": READER, "json/writer.py": WRITER})
     result = HybridRetriever(index).search("why does reader.set_lenient not stick?")  # type: ignore[arg-type]
     assert all("qualifier" not in e.factors for e in result.explanations.values())
 
@@ -193,7 +186,7 @@ class _CountingEmbedder:
 
 def test_the_same_query_is_embedded_once_per_retriever(tmp_path: Path) -> None:
     embedder = _CountingEmbedder()
-    index = _index(tmp_path, {"net/backoff.py": BACKOFF}, embedder=embedder)
+    index = index_files(tmp_path, {"net/backoff.py": BACKOFF}, embedder=embedder)
     retriever = HybridRetriever(index, embedder=embedder)  # type: ignore[arg-type]
     query = "how long do we wait before retrying?"
     first = retriever.search(query).ranked
@@ -204,7 +197,7 @@ def test_the_same_query_is_embedded_once_per_retriever(tmp_path: Path) -> None:
 
 def test_the_lexical_path_still_weighs_coverage_and_hubs(tmp_path: Path) -> None:
     """Without a model the top of the ranking still gets the query-term coverage factor."""
-    index = _index(tmp_path, {"net/backoff.py": BACKOFF})
+    index = index_files(tmp_path, {"net/backoff.py": BACKOFF})
     result = HybridRetriever(index).search("how long before the next retry, with jitter?")  # type: ignore[arg-type]
     top = result.ranked[0][0]
     assert index.chunks[top].symbol == "compute_delay"  # type: ignore[attr-defined]
@@ -228,7 +221,7 @@ DISTRACTOR = '''def option_function(option, function):
 def test_a_message_printed_from_a_template_finds_the_raising_site(tmp_path: Path) -> None:
     """The pasted message holds a value (``serialize``) the code never spells: its
     rare three-word runs still find the raising site above a chunk full of its words."""
-    index = _index(tmp_path, {"lib/validator.py": TEMPLATED, "lib/options.py": DISTRACTOR})
+    index = index_files(tmp_path, {"lib/validator.py": TEMPLATED, "lib/options.py": DISTRACTOR})
     query = "TypeError: option serialize must be a function"
 
     def top(config: RetrieverConfig) -> tuple[str | None, set[str]]:
@@ -262,7 +255,7 @@ def test_a_chunk_without_a_vector_keeps_its_lexical_place_through_the_rerank(
         "net/backoff.py": BACKOFF,
         "tests/test_backoff.py": "def test_delay_grows():\n    assert compute_delay(0) <= 0.5\n",
     }
-    index = _index(tmp_path, files, embedder=embedder)
+    index = index_files(tmp_path, files, embedder=embedder)
     result = HybridRetriever(index, embedder=embedder).search("where is test_delay_grows defined")  # type: ignore[arg-type]
     top = result.ranked[0][0]
     assert index.chunks[top].symbol == "test_delay_grows"  # type: ignore[attr-defined]
@@ -281,7 +274,7 @@ def test_the_score_fusion_keeps_the_lexical_gaps_and_breaks_near_ties(tmp_path: 
         "json/reader.py": READER,
         "lib/validator.py": TEMPLATED,
     }
-    index = _index(tmp_path, files, embedder)
+    index = index_files(tmp_path, files, embedder)
     query = "how long do we wait before the next retry?"
     lexical = HybridRetriever(index).search(query).ranked  # type: ignore[arg-type]
     config = RetrieverConfig(rerank_fusion="score", w_rerank=0.1)
@@ -310,7 +303,9 @@ def test_the_prose_scope_leaves_pasted_messages_and_open_files_to_the_lexical_ra
     from codegold.cases.model import Context
 
     embedder = _CountingEmbedder()
-    index = _index(tmp_path, {"net/backoff.py": BACKOFF, "lib/validator.py": TEMPLATED}, embedder)
+    index = index_files(
+        tmp_path, {"net/backoff.py": BACKOFF, "lib/validator.py": TEMPLATED}, embedder
+    )
     config = RetrieverConfig(rerank_scope="prose")
     retriever = HybridRetriever(index, config, embedder=embedder)  # type: ignore[arg-type]
 
