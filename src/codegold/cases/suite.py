@@ -560,9 +560,7 @@ def _required_groups(case: Case, fail: _Fail) -> list[Group]:
 def _check_targets(case: Case, fail: _Fail) -> None:
     for targets in _target_lists(case):
         for target in targets:
-            if (target.file is None) == (target.file_pattern is None) or (
-                target.lines is not None and target.lines.end < target.lines.start
-            ):
+            if _target_fault(target) is not None:
                 _target_problem(case, fail)
 
 
@@ -571,10 +569,20 @@ def _target_problem(case: Case, fail: _Fail) -> None:
     again only once :func:`_check_targets` found one: most cases have none)."""
     for where, targets in _all_targets(case):
         for j, target in enumerate(targets):
-            if (target.file is None) == (target.file_pattern is None):
-                raise fail("a target needs exactly one of 'file' or 'filePattern'", f"{where}[{j}]")
-            if target.lines is not None and target.lines.end < target.lines.start:
-                raise fail("lines end before they start", f"{where}[{j}].lines")
+            fault = _target_fault(target)
+            if fault is not None:
+                message, field = fault
+                raise fail(message, f"{where}[{j}]{field}")
+
+
+def _target_fault(target: Target) -> tuple[str, str] | None:
+    """What is wrong with one target, and the field below it that says so; None
+    when nothing is."""
+    if (target.file is None) == (target.file_pattern is None):
+        return "a target needs exactly one of 'file' or 'filePattern'", ""
+    if target.lines is not None and target.lines.end < target.lines.start:
+        return "lines end before they start", ".lines"
+    return None
 
 
 def _check_traps(
