@@ -349,6 +349,19 @@ def test_a_prose_question_prefers_code_that_acts_over_the_type(tmp_path: Path) -
             assert "shape" not in factors  # impl blocks hold the methods
     named = HybridRetriever(index).search("Union")  # a bare name: the type is the answer
     assert all("shape" not in e.factors for e in named.explanations.values())
+    # a question that writes some other name as code still asks what the code does: the
+    # struct it does not name is demoted; the struct it names is not
+    other = HybridRetriever(index).search(
+        "how does validate_smart pick the union member that wins?"
+    )
+    structs = [row for row, _ in other.ranked if index.chunks[row].kind == "struct"]
+    assert structs
+    for row in structs:
+        assert other.explanations[row].factors.get("shape") == RetrieverConfig().type_factor
+    union = HybridRetriever(index).search("how does `Union` pick the member that wins?")
+    structs = [row for row, _ in union.ranked if index.chunks[row].kind == "struct"]
+    assert structs
+    assert all("shape" not in union.explanations[row].factors for row in structs)
 
 
 def test_a_go_build_constraint_is_read_with_no_custom_tag_set() -> None:

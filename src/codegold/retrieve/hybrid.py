@@ -674,7 +674,7 @@ class HybridRetriever:
             cfg.type_factor != 1.0
             and chunk.kind in HUB_KINDS
             and chunk.kind not in ("module", "impl")
-            and not analysis.identifiers
+            and not named
             and len(analysis.words) >= 3  # a question in prose, not a bare type name
             and analysis.intent in (Intent.DEFINITION, Intent.GENERAL)
         ):
