@@ -14,10 +14,12 @@ from codegold.index.tokenize import (
     _WORD,
     find_words,
     path_tokens,
+    run_tokens,
     split_identifier,
     stem,
     tokenize,
     tokenize_query,
+    word_runs,
     word_tokens,
 )
 from codegold.retrieve.query import Intent, analyze
@@ -44,6 +46,33 @@ def test_find_words_gives_the_regex_matches_on_random_text() -> None:
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
         assert find_words(text) == _WORD.findall(text), text
+
+
+def _run_tokens_of(text: str) -> list[str]:
+    return [t for run in word_runs(text) for t in run_tokens(run)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "def f(x):\n    return x2 + 0x1F - 12.5e3 * $el_1 // a$b",
+        "2x 10px 3_000 1e10 _9 $0 x86_64 2fooBar_baz 12abc3Def",  # digit-led runs
+        "naïve café = größe(ünïcode) 2x",  # non-ASCII text: the regex's words
+        "",
+    ],
+)
+def test_word_runs_and_run_tokens_give_tokenize(text: str) -> None:
+    # the build cuts a text into runs and each run into tokens; the same tokens, in
+    # the same order, as tokenize
+    assert _run_tokens_of(text) == tokenize(text)
+
+
+def test_word_runs_and_run_tokens_give_tokenize_on_random_text() -> None:
+    rng = random.Random(16)
+    alphabet = "aZb_$09 .\t\n(){}-é\x1c"
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        assert _run_tokens_of(text) == tokenize(text), text
 
 
 @pytest.mark.parametrize(

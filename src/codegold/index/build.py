@@ -57,7 +57,7 @@ from codegold.index.store import (
 )
 from codegold.index.strings import StringTable
 from codegold.index.symbols import TABLES, InternedKeys, KeyPostings, SymbolMerger, chunk_keys
-from codegold.index.tokenize import find_words, path_tokens, word_tokens
+from codegold.index.tokenize import path_tokens, run_tokens, word_runs
 from codegold.index.vectors import save_vectors
 
 Progress = Callable[[str, int, int], None]
@@ -180,13 +180,13 @@ def chunk_tokens(chunk: IndexedChunk) -> list[str]:
 
 
 class _WordTokens(dict[str, tuple[str, ...]]):
-    """Each word's tokens, computed once per process: a plain dict lookup from C
-    (``map(cache.__getitem__, words)``), cheaper than an ``lru_cache`` call."""
+    """Each run's tokens (:func:`word_runs`), computed once per process: a plain dict
+    lookup from C (``map(cache.__getitem__, words)``), cheaper than an ``lru_cache`` call."""
 
     def __missing__(self, word: str) -> tuple[str, ...]:
         if len(self) >= 2_000_000:
             self.clear()
-        tokens = self[word] = word_tokens(word)
+        tokens = self[word] = run_tokens(word)
         return tokens
 
 
@@ -196,12 +196,13 @@ _WORDS = _WordTokens()
 def _document_counts(chunk: IndexedChunk, path: Sequence[str]) -> Counter[str]:
     """The counts of a chunk document -- :func:`chunk_body_tokens` (the words of the
     text, the header and the names twice, each split into tokens), then ``path`` -- in
-    first-occurrence order, counted in one pass from C."""
-    words = find_words(chunk.text)
-    words += find_words(chunk.header)
+    first-occurrence order, counted in one pass from C. Each text is cut into runs
+    (:func:`word_runs`) once; the tokens of a run come from the per-process cache."""
+    words = word_runs(chunk.text)
+    words += word_runs(chunk.header)
     names = _names(chunk)
     if names:
-        named = find_words(" ".join(names))
+        named = word_runs(" ".join(names))
         words += named
         words += named
     return Counter(chain(chain.from_iterable(map(_WORDS.__getitem__, words)), path))
