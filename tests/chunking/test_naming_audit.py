@@ -8,13 +8,10 @@ must be removed (and bumps ALGORITHM_VERSION with the output change).
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
-from codegold.cases.match import symbol_matches
-from codegold.chunking import chunk_file
 from codegold.corpus.model import FileRole
+from tests.chunking._naming import check_naming
 
 SOURCE, TEST = FileRole.SOURCE, FileRole.TEST
 
@@ -233,15 +230,4 @@ def test_naming_audit(
     absent: set[str],
     labels: list[str],
 ) -> None:
-    result = chunk_file(path, textwrap.dedent(source), file_role=role)
-    assert result.parse_ok
-    chunks = result.chunks
-    defined = {name for chunk in chunks for name in chunk.symbols}
-    assert present <= defined, f"missing {sorted(present - defined)}; got {sorted(defined)}"
-    assert not (absent & defined), f"unexpected {sorted(absent & defined)}"
-    unmatched = [
-        label
-        for label in labels
-        if not any(symbol_matches(label, c.symbol, c.symbols) for c in chunks)
-    ]
-    assert not unmatched, f"labels matching no chunk: {unmatched}; names {sorted(defined)}"
+    check_naming(path, source, role, present, absent, labels)

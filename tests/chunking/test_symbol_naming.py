@@ -7,21 +7,12 @@ must not, and hand-written labels (as a suite would spell them) that must match 
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
 from codegold.cases.match import symbol_matches
-from codegold.chunking import Chunk, chunk_file
 from codegold.corpus.model import FileRole
 from codegold.roles import Role
-
-
-def chunks_of(path: str, source: str, role: FileRole) -> tuple[Chunk, ...]:
-    result = chunk_file(path, textwrap.dedent(source), file_role=role)
-    assert result.parse_ok
-    return result.chunks
-
+from tests.chunking._naming import check_naming, chunks_of
 
 SOURCE, TEST = FileRole.SOURCE, FileRole.TEST
 
@@ -1368,16 +1359,7 @@ def test_symbol_naming(
     absent: set[str],
     labels: list[str],
 ) -> None:
-    chunks = chunks_of(path, source, role)
-    defined = {name for chunk in chunks for name in chunk.symbols}
-    assert present <= defined, f"missing {sorted(present - defined)}; got {sorted(defined)}"
-    assert not (absent & defined), f"unexpected {sorted(absent & defined)}"
-    unmatched = [
-        label
-        for label in labels
-        if not any(symbol_matches(label, c.symbol, c.symbols) for c in chunks)
-    ]
-    assert not unmatched, f"labels matching no chunk: {unmatched}; names {sorted(defined)}"
+    check_naming(path, source, role, present, absent, labels)
 
 
 def test_c_prototype_in_header_is_a_declaration_and_body_a_definition() -> None:
