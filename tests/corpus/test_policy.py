@@ -137,6 +137,16 @@ def test_every_default_rule_fires_and_is_named(name: str, pattern: str) -> None:
         ("docs/guide/index.md", FileStatus.INDEXED, FileRole.DOCS, "default:docs:*.md"),
         ("docs/conf.py", FileStatus.INDEXED, FileRole.DOCS, "default:docs:docs/"),
         ("examples/quickstart.py", FileStatus.INDEXED, FileRole.DOCS, "default:docs:examples/"),
+        # Go leaves folders starting with _ out of builds: _examples/ holds example programs
+        (
+            "_examples/custom-validation/main.go",
+            FileStatus.INDEXED,
+            FileRole.DOCS,
+            "default:docs:_examples/",
+        ),
+        # Rust keeps a module's `#[cfg(test)] mod tests;` body in its own tests.rs
+        ("src/naive/date/tests.rs", FileStatus.INDEXED, FileRole.TEST, "default:test:tests.rs"),
+        ("src/naive/date/mod.rs", FileStatus.INDEXED, FileRole.SOURCE, None),
         (
             "pyproject.toml",
             FileStatus.INDEXED,

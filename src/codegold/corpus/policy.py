@@ -242,6 +242,7 @@ DEFAULT_PATTERNS: Final[Mapping[str, tuple[str, ...]]] = {
         "*Spec.scala",
         "*Test.scala",
         "*_test.rs",
+        "tests.rs",  # Rust: the body of a `#[cfg(test)] mod tests;` kept in its own file
         "*_test.cc",
         "*_test.cpp",
         "*_unittest.cc",
@@ -258,6 +259,8 @@ DEFAULT_PATTERNS: Final[Mapping[str, tuple[str, ...]]] = {
         "documentation/",
         "examples/",
         "example/",
+        "_examples/",  # Go: folders starting with _ are left out of builds
+        "_example/",
         "samples/",
         "*.md",
         "*.mdx",
