@@ -416,7 +416,6 @@ def _build_into(
             progress("lexical index", 0, 1)
         per_file = assembly.per_file
         n_rows = assembly.rows
-        write_aside = partial(_write_aside, folder, assembly.lexical, assembly.symbols)
         # the chunk index, the whole-file index and the symbol table are made from
         # the same merged state and share nothing: with more than one worker, a forked
         # process writes the symbol table while this one makes the chunk index, and the
@@ -443,7 +442,7 @@ def _build_into(
             if helper is not None and _claim(folder):  # the writer has not started it
                 aside.file_index()
             if helper is None or not helper.wait():
-                write_aside()
+                aside.write_all()
             else:
                 written = _DIGESTS.decode(helper.report) if helper.report else {}
         finally:
@@ -451,7 +450,7 @@ def _build_into(
                 helper.stop()
             with suppress(FileNotFoundError):
                 (folder / _CLAIM).rmdir()
-        del assembly, write_aside, digests, aside
+        del assembly, digests, aside
         signals = ["lexical", "symbols"]
         embedding = None
         if options.embedder is not None:
@@ -493,12 +492,6 @@ def _build_into(
     return manifest
 
 
-def _write_aside(folder: Path, lexical: IndexMerger, symbols: SymbolMerger) -> None:
-    """The symbol table and the whole-file index (what no forked writer wrote)."""
-    lexical.file_index().save(folder / FILE_LEXICAL)
-    (folder / "symbols.msgpack").write_bytes(symbols.encoded())
-
-
 #: The files of the whole-file index (a file the writer does not write is left out of
 #: its digests: the manifest reads it).
 _FILE_INDEX_FILES = tuple(
@@ -532,11 +525,19 @@ class _Aside:
         self.wrote: list[str] = []
 
     def write(self) -> None:
-        (self.folder / "symbols.msgpack").write_bytes(self.symbols.encoded())
+        self.symbol_table()
         self.wrote.append("symbols.msgpack")
         if _claim(self.folder):
             self.file_index()
             self.wrote.extend(_FILE_INDEX_FILES)
+
+    def write_all(self) -> None:
+        """Both, in this process (what no forked writer wrote)."""
+        self.file_index()
+        self.symbol_table()
+
+    def symbol_table(self) -> None:
+        (self.folder / "symbols.msgpack").write_bytes(self.symbols.encoded())
 
     def file_index(self) -> None:
         self.lexical.file_index().save(self.folder / FILE_LEXICAL)
