@@ -44,6 +44,43 @@ from tests.diagnose.test_causes import BASE, DEF, _recorded, cause, run_case
         ("a.js", "utils.forEach(['delete', 'get'], function (method) {\n", "Axios.get", 1),
         ("a.js", "['post', 'put'].forEach((method) => {\n", "Client.put", 1),
         ("a.rb", "class R\n  attr_accessor :host, :port\n", "R.port", 2),
+        # TypeScript methods with a return type, private names, parameters over lines,
+        # signatures without a body (kysely, immer, hono)
+        (
+            "a.ts",
+            "class M {\n  async #getState(db: Kysely<any>): Promise<State> {\n",
+            "M.#getState",
+            2,
+        ),
+        ("a.ts", "class M {\n  async migrateToLatest(): Promise<Set> {\n", "M.migrateToLatest", 2),
+        (
+            "a.ts",
+            "class C {\n  streamQuery<R>(\n    q: Query,\n    size: number,\n  ): Iter<R> {\n",
+            "C.streamQuery",
+            2,
+        ),
+        (
+            "a.ts",
+            "class I {\n\tconstructor(config?: {\n\t\tfreeze?: boolean\n\t}) {\n",
+            "I.constructor",
+            2,
+        ),
+        (
+            "a.ts",
+            "interface D {\n  savepoint(c: C, name: string): Promise<void>;\n",
+            "D.savepoint",
+            2,
+        ),
+        ("a.js", "class A {\n  send(body,\n       cb) {\n", "A.send", 2),
+        # C behind an export macro; Java fields and constants
+        ("a.c", "CJSON_PUBLIC(cJSON *) cJSON_Parse(const char *value)\n{\n", "cJSON_Parse", 1),
+        (
+            "a.java",
+            "class B {\n  public static final int MIME_CHUNK_SIZE = 76;\n",
+            "B.MIME_CHUNK_SIZE",
+            2,
+        ),
+        ("a.java", "class B {\n  private static final Map<String, Integer> CACHE;\n", "B.CACHE", 2),
     ],
 )
 def test_definitions_in_idioms_the_chunker_may_not_name(
@@ -68,6 +105,20 @@ def test_definitions_in_idioms_the_chunker_may_not_name(
         ("a.c", "int x(void) {\n    redisFoo(r);\n    return redisFoo(r);\n}\n", "redisFoo"),
         ("a.rs", "fn x() {\n    helper(1);\n}\n", "helper"),
         ("a.js", "const x = require('./y')\nx.parse(1)\n", "parse"),
+        (
+            "a.c",
+            "int x(void) {\n    if (ok) redisFoo(r);\n    while (n) redisFoo(r);\n}\n",
+            "redisFoo",
+        ),
+        ("a.ts", "  foo(x)\n  foo(y);\n  await foo(z)\n  foo(a, () => {\n    b()\n  })\n", "foo"),
+        ("a.ts", "const r = ok\n  ? foo(x)\n  : bar\n", "foo"),
+        ("a.js", "  foo(a, function () {\n  })\n", "foo"),
+        (
+            "a.java",
+            "class A {\n  int f() {\n    return LIMIT;\n    int y = LIMIT;\n    x = LIMIT;\n",
+            "LIMIT",
+        ),
+        ("a.java", "    if (a == LIMIT) {}\n    foo(LIMIT);\n", "LIMIT"),
     ],
 )
 def test_a_mention_is_not_a_definition(path: str, text: str, symbol: str) -> None:
@@ -200,3 +251,34 @@ def test_collapse_keeps_the_copy_in_use_and_diagnosis_names_the_collapse(tmp_pat
     assert record.diagnosis is not None
     assert "collapsed as a duplicate" in record.diagnosis.detail
     assert record.diagnosis.evidence["collapsedInto"]["file"] == "app/util.py"
+
+
+MIGRATOR = """\
+export class Migrator {
+  async migrateToLatest(): Promise<Results> {
+    return this.#migrate(() => ({ direction: 'Up', step: Infinity }))
+  }
+
+  async #getState(db: Kysely<any>): Promise<MigrationState> {
+    const migrations = await this.#resolveMigrations()
+    if (!this.#props.allowUnorderedMigrations) {
+      this.#ensureMigrationsInOrder(migrations)
+    }
+    return { migrations }
+  }
+}
+"""
+
+
+def test_a_typescript_private_method_under_a_policy_role_is_not_stale(tmp_path: Path) -> None:
+    # The path policy gives src/migration/ the migration role, so no chunk there fits an
+    # unroled label; the text decides, and `async #getState(…): Promise<…> {` defines it.
+    files = {**BASE, "src/migration/migrator.ts": MIGRATOR}
+    target = {"file": "src/migration/migrator.ts", "symbol": "Migrator.#getState"}
+    record = run_case(
+        tmp_path,
+        [files],
+        {"id": "c", "query": "create_session expired", "cutoff": 1, "accepted": [target]},
+    )
+    assert record.diagnosis is not None
+    assert record.diagnosis.cause != "stale_label", record.diagnosis.detail

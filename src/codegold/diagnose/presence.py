@@ -18,7 +18,12 @@ from functools import lru_cache
 from codegold.cases.match import normalize_symbol
 from codegold.chunking.language_table import language_of_path
 
-_NOT_A_TYPE = r"(?!(?:return|new|throw|else|case|await|yield|delete|typeof|sizeof|goto)\b)"
+_NOT_A_TYPE = (
+    r"(?!(?:return|new|throw|else|case|await|yield|delete|typeof|sizeof|goto|if|while|for|"
+    r"switch)\b)"
+)
+# A parameter list, across lines, with parentheses nested one deep (callbacks, casts).
+_PARAMS = r"\((?:[^()]|\([^()]*\))*\)"
 
 # Keywords after which the next word is the name being defined.
 _KEYWORD = {
@@ -51,8 +56,9 @@ _EXTRA = {
         r"^[ \t]*{n}[ \t]*=(?!=)",
     ],
     "javascript": [
-        r"^[ \t]*(?:(?:static|async|get|set|\*)[ \t]+)*\*?[\"']?{n}[\"']?"
-        r"[ \t]*\([^)\n]*\)[ \t]*\{{",  # method shorthand
+        r"^[ \t]*(?:(?:static|async|get|set|\*)[ \t]+)*\*?#?[\"']?{n}[\"']?[ \t]*"
+        + _PARAMS
+        + r"[ \t]*\{{",  # method shorthand, parameters on one line or several
         r"\b(?:get|set)[ \t]+{n}[ \t]*\(",
         r"\.{n}[ \t]*=(?!=)",  # res.send = …, X.prototype.m = …, a.get = a.header = …
         r"^[ \t]*[\"']?{n}[\"']?[ \t]*:",  # object-literal member
@@ -74,10 +80,17 @@ _EXTRA = {
         + _NOT_A_TYPE
         + r"(?:[\w<>\[\],.?@]+[ \t]+)+{n}[ \t]*\(",
         r"^[ \t]*(?=[A-Z]){n}[ \t]*(?:\(|,|;|\{{|$)",  # enum constant; a constructor line
+        # A field or constant: [modifiers] Type NAME = … / Type NAME;
+        r"^[ \t]*(?:@\w+(?:\([^)\n]*\))?[ \t]+)*"
+        + _NOT_A_TYPE
+        + r"(?:[\w<>\[\],.?]+[ \t]+)+{n}[ \t]*(?:=(?!=)|;)",
         r"\bfun\b[^\n(=]*\.{n}[ \t]*\(",  # Kotlin extension function
     ],
     "c": [
-        r"^[ \t]*" + _NOT_A_TYPE + r"(?:[\w*]+[ \t]+\**)+{n}[ \t]*\(",
+        # A return type, perhaps wrapped in an export macro: CJSON_PUBLIC(cJSON *) name(
+        r"^[ \t]*"
+        + _NOT_A_TYPE
+        + r"(?:(?:[\w*]+|[A-Z][A-Z0-9_]*\([^()\n]*\))[ \t]+\**)+{n}[ \t]*\(",
         r"^[ \t]*\}}[ \t]*\**{n}[ \t]*;",
         r"\btypedef\b[^;]*\b{n}[ \t]*;",
         r"\(\*[ \t]*{n}\)[ \t]*\(",
@@ -86,9 +99,18 @@ _EXTRA = {
     ],
     "php": [r"\bfunction[ \t]+&?{n}\b"],
 }
-_EXTRA["typescript"] = _EXTRA["javascript"] + [
+_TS_MODIFIERS = (
     r"^[ \t]*(?:(?:public|private|protected|static|readonly|abstract|override|async|declare|"
-    r"get|set)[ \t]+)*{n}[ \t]*[?!]?[ \t]*[:<=]"
+    r"get|set)[ \t]+)*\*?#?"
+)
+_EXTRA["typescript"] = _EXTRA["javascript"] + [
+    _TS_MODIFIERS + r"{n}[ \t]*[?!]?[ \t]*[:<=]",
+    # A method with a return type, or a signature (overload, abstract, interface member):
+    # name<T>(…): R { / name(…): R;
+    _TS_MODIFIERS
+    + r"{n}[ \t]*[?]?[ \t]*(?:<[^\n]*?>)?[ \t]*"
+    + _PARAMS
+    + r"[ \t]*(?::[^\n{{;]*)?(?:\{{|:[^\n;]*;)",
 ]
 _EXTRA["tsx"] = _EXTRA["typescript"]
 _EXTRA["kotlin"] = _EXTRA["java"]
