@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from operator import attrgetter
-from typing import TypedDict
+from typing import TypedDict, cast
 
 from codegold._time import human_duration
 from codegold.attempts import Attempt, RetrievedChunk
@@ -28,6 +28,7 @@ from codegold.evaluate.graded import (
     graded_from,
 )
 from codegold.evaluate.records import CaseResult, ContextBudget, Diagnosis, RankedEntry
+from codegold.evaluate.scored import ScoredChunk
 from codegold.index.manifest import IndexManifest
 from codegold.roles import OWNERS, Cause, Match
 
@@ -165,7 +166,9 @@ def evaluate_case(
     """Score one attempt at the case's cutoff. Only the first ``cutoff`` chunks decide.
 
     ``mode`` says what produced the attempt (``live``, ``recorded`` or ``imported``);
-    an attempt that says it was imported is ``imported`` whatever the caller passed."""
+    an attempt that says it was imported is ``imported`` whatever the caller passed.
+    A :class:`~codegold.evaluate.scored.ScoredAttempt` is scored once: its chunks
+    become the record's entries."""
     if attempt is not None and attempt.mode == "imported":
         mode = "imported"
     base = _case_fields(case, mode)
@@ -386,28 +389,37 @@ def _scan(case: ResolvedCase, chunks: Sequence[RetrievedChunk]) -> _Scan:
     a forbidden prefix, those of a file a labelled span names, those with a claim, and
     duplicates, found per kind only when the list has any (a repeated id or file, an
     excerpt). Same results as :func:`duplicate_ranks` and
-    :func:`~codegold.evaluate.graded.graded_ndcg`'s pool, computed on the way."""
-    none = _NONE
-    entry = RankedEntry
-    entries = [
-        entry(
-            rank,
-            c.chunk_id,
-            c.file,
-            c.symbol,
-            c.role,
-            c.repository_revision,
-            c.score,
-            none,
-            c.start_line,
-            c.end_line,
-            False,
-            c.resolved,
-            None,
-            None,
-        )
-        for rank, c in enumerate(chunks, start=1)
-    ]
+    :func:`~codegold.evaluate.graded.graded_ndcg`'s pool, computed on the way.
+
+    The chunks of a :class:`~codegold.evaluate.scored.ScoredAttempt` are in their
+    entries' layout already: they become the entries, given their rank."""
+    entries: list[RankedEntry]
+    if chunks and type(chunks[0]) is _SCORED_CHUNK:
+        entries = cast(list[RankedEntry], list(chunks))
+        for rank, e in enumerate(entries, start=1):
+            e.rank = rank
+    else:
+        none = _NONE
+        entry = RankedEntry
+        entries = [
+            entry(
+                rank,
+                c.chunk_id,
+                c.file,
+                c.symbol,
+                c.role,
+                c.repository_revision,
+                c.score,
+                none,
+                c.start_line,
+                c.end_line,
+                False,
+                c.resolved,
+                None,
+                None,
+            )
+            for rank, c in enumerate(chunks, start=1)
+        ]
     hits: dict[int, frozenset[int]] = {}
     satisfied: set[int] = set()
     within: set[int] = set()
@@ -431,6 +443,7 @@ def _scan(case: ResolvedCase, chunks: Sequence[RetrievedChunk]) -> _Scan:
     return _Scan(entries, hits, satisfied, within, pool)
 
 
+_SCORED_CHUNK: type = ScoredChunk  # (the chunks are typed as retrieved ones)
 _FILE = attrgetter("file")
 _CHUNK_ID = attrgetter("chunk_id")
 _CLAIM = attrgetter("claim")
