@@ -220,8 +220,10 @@ def test_retrieval_miss(tmp_path: Path) -> None:
     assert record.diagnosis is not None and record.diagnosis.owner == "retrieval"
 
 
-def test_reranker_demotion(tmp_path: Path) -> None:
-    # the test chunk fuses into the top 3, but a "what is" question demotes tests
+def test_a_first_stage_role_demotion_is_below_cutoff_not_the_reranker(tmp_path: Path) -> None:
+    # the test chunk fuses into the top 3, but a "what is" question's role preference
+    # demotes tests: that is the first-stage ranking, before the rerank stage, so the
+    # pre-rerank candidates already hold it past the cutoff
     target = {
         "file": "tests/test_session.py",
         "symbol": "test_create_session_rejects_expired_token",
@@ -245,7 +247,48 @@ def test_reranker_demotion(tmp_path: Path) -> None:
             role_preferences={"definition": {"test": 0.01}},
         ),
     )
+    assert cause(record) == "below_cutoff"
+    assert record.diagnosis is not None and record.diagnosis.owner == "ranking"
+    ranks = record.diagnosis.evidence["ranks"]["accepted"]
+    assert ranks["preRerank"] > 3 and ranks["postRerank"] > 3
+
+
+STORE = '''\
+class TokenStore:
+    """Keeps expired tokens: an expired token is kept, expired tokens are kept."""
+
+    def keep(self, token):
+        self.expired = token
+
+    def drop(self, token):
+        self.expired = None
+'''
+
+
+def test_reranker_demotion(tmp_path: Path) -> None:
+    # the class is first for the question's words (no first-stage type factor here),
+    # and the rerank stage's hub penalty (made steep) sends it past the cutoff: within
+    # it before reranking, below it after
+    target = {"file": "app/store.py", "symbol": "TokenStore"}
+    extra = {
+        f"app/mod{i}.py": f"def check_{i}(token):\n    '''an expired token {i}.'''\n    return token\n"
+        for i in range(3)
+    }
+    case = {"id": "c", "query": "where are expired tokens kept", "accepted": [target]}
+    files = {**BASE, **extra, "app/store.py": STORE}
+    record = run_case(
+        tmp_path / "hub",
+        [files],
+        case,
+        config=RetrieverConfig(type_factor=1.0, hub_lines=2, hub_power=6.0),
+    )
     assert cause(record) == "reranker_demotion"
+    assert record.diagnosis is not None and record.diagnosis.owner == "reranker"
+    ranks = record.diagnosis.evidence["ranks"]["accepted"]
+    assert ranks["preRerank"] <= 3 < (ranks["postRerank"] or 99)
+    # without the penalty the same question finds it within the cutoff
+    plain = run_case(tmp_path / "plain", [files], case, config=RetrieverConfig(type_factor=1.0))
+    assert plain.passed
 
 
 def test_below_cutoff(tmp_path: Path) -> None:

@@ -348,14 +348,15 @@ class HybridRetriever:
             "raise": (cfg.w_raise, self._raise_sites(analysis) if cfg.w_raise > 0 else []),
         }
         fused, explanations = self._fuse(signals)
-        candidates = _order(fused)
+        retrieved = _order(fused)
         filters = _filters(context)
-        ranked = self._adjust(candidates, explanations, analysis, context)
+        ranked = self._adjust(retrieved, explanations, analysis, context)
+        candidates = _pre_rerank(ranked, retrieved[: max(cfg.depth, cfg.candidates_per_signal)])
         ranked = self._refine(ranked, analysis, explanations, context)
         return SearchResult(
             analysis=analysis,
             filters=filters,
-            candidates=candidates[: max(cfg.depth, cfg.candidates_per_signal)],
+            candidates=candidates,
             ranked=ranked[: cfg.depth],
             explanations=explanations,
         )
@@ -1324,6 +1325,18 @@ def _fragments(phrases: tuple[str, ...]) -> list[str]:
 
 def _order(scores: dict[int, float]) -> list[tuple[int, float]]:
     return sorted(scores.items(), key=lambda rs: (-rs[1], rs[0]))
+
+
+def _pre_rerank(
+    first_stage: list[tuple[int, float]], retrieved: list[tuple[int, float]]
+) -> list[tuple[int, float]]:
+    """The attempt's ``candidates`` (SPEC §2: the pre-rerank list): the rows candidate
+    generation retrieved, in the order and with the scores the first stage gave them
+    (role, legacy, sibling and context factors applied; rows a filter dropped left out),
+    which is the list the rerank stage receives. Recording the fused order instead
+    would make diagnosis blame the reranker for what the first-stage factors did."""
+    kept = {row for row, _ in retrieved}
+    return [(row, score) for row, score in first_stage if row in kept]
 
 
 def _filters(context: Context | None) -> dict[str, Any]:
