@@ -304,6 +304,56 @@ def test_below_cutoff(tmp_path: Path) -> None:
     assert any(e.match == "accepted" and e.rank > 1 for e in record.ranked)
 
 
+MIGRATOR = '''\
+class Migrator:
+    """Runs pending schema changes in order."""
+
+    def migrate_to_latest(self, pending):
+        """Apply every pending schema change in order, stopping at the first failure."""
+        for change in pending:
+            change.apply()
+'''
+RUNNER = '''\
+def apply_changes(pending):
+    """Apply every pending change in order."""
+    for change in pending:
+        change.apply()
+'''
+
+
+def test_a_policy_role_the_label_did_not_ask_for_is_named_in_the_ranking_diagnosis(
+    tmp_path: Path,
+) -> None:
+    # src/migration/ is role migration by the default path policy, but this file is the
+    # code that runs migrations; the label names no role. The ranking boundary is what
+    # broke, and the detail names the policy rule behind the role the ranking discounts
+    files = {**BASE, "src/migration/migrator.py": MIGRATOR, "src/runner.py": RUNNER}
+    target = {"file": "src/migration/migrator.py", "symbol": "Migrator.migrate_to_latest"}
+    case = {
+        "id": "c",
+        "query": "how are pending changes applied in order?",
+        "cutoff": 1,
+        "accepted": [target],
+    }
+    record = run_case(tmp_path / "a", [files], case)
+    assert cause(record) == "below_cutoff"
+    assert record.diagnosis is not None and record.diagnosis.owner == "ranking"
+    assert "role 'migration' by path rule 'default:migration:migration/'" in (
+        record.diagnosis.detail
+    )
+    assert record.diagnosis.evidence["policyRole"] == {
+        "file": "src/migration/migrator.py",
+        "role": "migration",
+        "rule": "default:migration:migration/",
+    }
+    # a label that asks for that role has no quarrel with it: no note
+    asked = {**case, "accepted": [{**target, "roles": ["migration"]}]}
+    record = run_case(tmp_path / "b", [files], asked)
+    assert cause(record) == "below_cutoff"
+    assert record.diagnosis is not None and "policyRole" not in record.diagnosis.evidence
+    assert "path rule" not in record.diagnosis.detail
+
+
 def test_forbidden_source(tmp_path: Path) -> None:
     record = run_case(
         tmp_path,
