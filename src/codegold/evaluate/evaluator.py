@@ -394,7 +394,8 @@ def _scan(case: ResolvedCase, chunks: Sequence[RetrievedChunk]) -> _Scan:
     The chunks of a :class:`~codegold.evaluate.scored.ScoredAttempt` are in their
     entries' layout already: they become the entries, given their rank."""
     entries: list[RankedEntry]
-    if chunks and type(chunks[0]) is _SCORED_CHUNK:
+    scored = bool(chunks) and type(chunks[0]) is _SCORED_CHUNK  # (no claim, no excerpt)
+    if scored:
         entries = cast(list[RankedEntry], list(chunks))
         for rank, e in enumerate(entries, start=1):
             e.rank = rank
@@ -434,11 +435,11 @@ def _scan(case: ResolvedCase, chunks: Sequence[RetrievedChunk]) -> _Scan:
         for i, file in enumerate(files):
             if span_files is None or file in span_files:
                 entries[i].covers_target_span = _covers(spanned, chunks[i])
-    if any(map(_CLAIM, chunks)):
+    if not scored and any(map(_CLAIM, chunks)):
         for i, chunk in enumerate(chunks):
             if chunk.claim is not None:
                 entries[i].claim_mismatch = claim_mismatch(chunk)
-    for rank, above in _duplicates(chunks, files).items():
+    for rank, above in _duplicates(chunks, files, excerpts=not scored).items():
         entries[rank - 1].duplicate_of = above
     return _Scan(entries, hits, satisfied, within, pool)
 
@@ -560,10 +561,13 @@ class _FileNames:
             at = joined.find(key, at + 1)
 
 
-def _duplicates(chunks: Sequence[RetrievedChunk], files: list[str]) -> dict[int, int]:
+def _duplicates(
+    chunks: Sequence[RetrievedChunk], files: list[str], *, excerpts: bool = True
+) -> dict[int, int]:
     """rank -> the smallest rank above it that the chunk duplicates (graded.
     duplicate_ranks): the same id, an overlapping span of the same file, or the same
-    non-blank excerpt. Each kind is looked for only when the list can have one."""
+    non-blank excerpt. Each kind is looked for only when the list can have one
+    (``excerpts``: when its chunks may carry any)."""
     n = len(chunks)
     out: dict[int, int] = {}
 
@@ -594,7 +598,7 @@ def _duplicates(chunks: Sequence[RetrievedChunk], files: list[str]) -> dict[int,
                     found(rank, above)
                     break
             later.append(rank)
-    if any(map(_EXCERPT, chunks)):
+    if excerpts and any(map(_EXCERPT, chunks)):
         texts: dict[str, int] = {}
         for rank, chunk in enumerate(chunks, start=1):
             excerpt = chunk.excerpt
