@@ -49,6 +49,7 @@ follows, so ``umain`` and ``main`` above are one chunk with both names.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 __all__ = ["Alternative", "Resolution", "resolve_conditionals"]
@@ -283,6 +284,15 @@ def _bare_macros(lines: list[bytes], directive_rows: set[int]) -> set[int]:
     return rows
 
 
+def _inner_first(groups: Sequence[_Group]) -> Iterator[_Group]:
+    """Each group after the groups nested in it, in order. (Not a closure calling itself
+    in :func:`resolve_conditionals`: its cell would hold it in a cycle, and with it the
+    file's lines, until the cyclic collector runs -- which a build keeps off.)"""
+    for group in groups:
+        yield from _inner_first(group.children)
+        yield group
+
+
 def resolve_conditionals(source: bytes) -> Resolution | None:
     """The source the parser should read, or None when no conditional splits braces
     and no bare macro invocation sits between statements."""
@@ -402,8 +412,6 @@ def resolve_conditionals(source: bytes) -> Resolution | None:
         return start, branch.end
 
     def resolve(group: _Group) -> None:
-        for child in group.children:
-            resolve(child)
         for branch in group.branches:
             # `#ifdef __cplusplus` / `extern "C"` / `#endif` before one declaration (the
             # autoconf alloca idiom): the linkage applies to code outside the branch.
@@ -454,7 +462,7 @@ def resolve_conditionals(source: bytes) -> Resolution | None:
             if not completions and kept is not None and b"(" in b"".join(lines[r] for r in rows):
                 alternatives.append(Alternative(start, end, text, group_start, group_end))
 
-    for group in groups:
+    for group in _inner_first(groups):
         resolve(group)
     if not blanked:
         return None

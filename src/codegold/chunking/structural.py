@@ -295,6 +295,8 @@ class _File:
             spec.declaration_suffixes
         )
         self.pieces: list[_Piece] = []
+        #: Every definition :meth:`nest` linked (see :meth:`unlink`).
+        self.nested: list[_Def] = []
         self.leading_at: dict[int, tuple[int, int]] = {}
         #: Last rows of ``/** ... */`` doc blocks: they attach across one blank line.
         self.doc_block_ends: set[int] = set()
@@ -483,9 +485,20 @@ class _File:
                     self.span_floor[d.node.id] = min(floor, alternative.start)
                     break
 
+    def unlink(self) -> None:
+        """Forget the links :meth:`nest` made (parent to children and back, a cycle
+        holding each definition's node, and so the whole tree): once the file is
+        chunked, it is freed at once rather than by the cyclic collector, which a build
+        keeps off."""
+        for d in self.nested:
+            d.parent = None
+            d.children = []
+        self.nested = []
+
     def nest(self, ordered: list[_Def]) -> None:
         """Link each definition to its enclosing one, then name it in that scope."""
         stack: list[_Def] = []
+        self.nested.extend(ordered)
         for d in ordered:
             while stack and stack[-1].end_byte <= d.start_byte:
                 stack.pop()
@@ -1151,6 +1164,9 @@ def parse_and_chunk(
     source with its brace-splitting conditionals resolved, at the same offsets), so a
     caller that reads the syntax again (Rust's test modules) does not parse it twice."""
     file = _File(path, text, get_language(language), file_role, config)
-    result = file.run(language)
+    try:
+        result = file.run(language)
+    finally:
+        file.unlink()
     assert file.tree is not None
     return result, file.tree
