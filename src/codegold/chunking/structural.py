@@ -72,7 +72,7 @@ from codegold.chunking.window import heuristic_chunks, window_chunks
 from codegold.corpus.model import FileRole
 from codegold.roles import Role
 
-__all__ = ["chunk_source"]
+__all__ = ["chunk_source", "closes_block"]
 
 #: Share of non-blank lines under ERROR nodes above which a parse is not trusted.
 ERROR_LINE_SHARE = 0.5
@@ -81,6 +81,18 @@ _DEFINITION = "definition."
 _DECLARATION = "declaration."
 _REFERENCE = "reference."
 _CLOSERS = frozenset(")]};,")
+
+
+def closes_block(line: str, closing_words: frozenset[str]) -> bool:
+    """Whether ``line`` holds only closing brackets, or a closing keyword such as Ruby's
+    ``end`` (one of ``closing_words``) with brackets after it: the lines the chunker
+    folds into the chunk before them."""
+    text = line.strip()
+    return not (set(text) - _CLOSERS) or bool(
+        closing_words and text.rstrip(")];,") in closing_words
+    )
+
+
 #: When patterns capture one node with different kinds, the more specific kind wins
 #: (after a declaration beating a definition): ``struct`` over Go's generic ``type``,
 #: any chunk kind over a name-only kind.
@@ -680,11 +692,7 @@ class _File:
 
     def only_closers(self, start: int, end: int) -> bool:
         words = self.spec.closing_words
-        for line in self.lines[start : end + 1]:
-            text = line.strip()
-            if set(text) - _CLOSERS and not (words and text.rstrip(")];,") in words):
-                return False
-        return True
+        return all(closes_block(line, words) for line in self.lines[start : end + 1])
 
     def emit_gap(self, start: int, end: int, owner: _Def | None, node: Node | None) -> None:
         trimmed = self.trim(start, end)
