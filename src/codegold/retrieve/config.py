@@ -142,6 +142,14 @@ class RetrieverConfig:
     # a question about the code (definition, general, configuration intent): test and
     # docs chunks, at most this many before every code chunk has had its turn (0: off)
     max_asides: int = 1
+    # the same question: test code (by its role, or by a path that reads as a test
+    # suite or harness: ``testes/``, ``ltests.h``) and type stubs beside their
+    # implementation (``.pyi``, ``.rbs``, ``.d.ts``), at most this many before every
+    # code chunk has had its turn; -1: they count among ``max_asides`` instead
+    max_tooling: int = 0
+    # the same question, when test code and stubs take the lexical candidates: the
+    # best other chunks below them join until this many are candidates (0: off)
+    code_candidates: int = 20
     expand_neighbors: int = 0
     # dense: "rerank" (cosine over the top ``rerank_depth`` lexical results, fused by
     # reciprocal rank with the lexical rank), "fuse" (a first-stage signal over the
