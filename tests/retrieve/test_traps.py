@@ -380,3 +380,27 @@ def test_paths_that_read_as_a_test_suite(path: str, test_suite: bool) -> None:
 )
 def test_intent_is_read_from_the_askers_words(query: str, intent: str) -> None:
     assert analyze(query).intent.value == intent
+
+
+def test_an_issue_reports_reproducer_does_not_put_the_tests_first(tmp_path: Path) -> None:
+    index = index_files(
+        tmp_path, {"src/mailer.py": MAILER_PY, "tests/test_mailer.py": TEST_MAILER_PY}
+    )
+    report = (
+        "smtp_connect opens a second connection after smtp_close\n\n"
+        "Steps to reproduce:\n\n"
+        '    mailer = Mailer("smtp.example.com")\n'
+        "    assert mailer.smtp_connect()\n"
+        "    mailer.smtp_close()\n"
+        "    assert mailer.smtp_connect()\n\n"
+        "I expected the second smtp_connect to fail, instead it connects again."
+    )
+    assert analyze(report).issue_report
+    before = HybridRetriever(index, RetrieverConfig(max_tooling=-1)).search(report)
+    assert _tests_before_code(index, before.ranked) >= 1  # the reproducer matched the tests
+    result = HybridRetriever(index, RetrieverConfig()).search(report)
+    assert _files(index, result.ranked, 1) == ["src/mailer.py"]
+    assert _tests_before_code(index, result.ranked) == 0
+    assert sorted(r for r, _ in result.ranked) == sorted(r for r, _ in before.ranked)
+    scores = [s for _, s in result.ranked]
+    assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores)

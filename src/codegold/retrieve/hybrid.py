@@ -663,6 +663,8 @@ class HybridRetriever:
         ranked = issue.chunk_order(
             self.index, files, evidence, cfg.depth, share=cfg.issue_chunk_share
         )
+        if cfg.max_tooling >= 0 and self._tooling_aside(analysis, context):
+            ranked = self._tooling_last(ranked, analysis)
         file_rank = {path: (n, score) for n, (path, score) in enumerate(files, start=1)}
         explanations: dict[int, Explanation] = {}
         for row, score in ranked:
@@ -678,6 +680,33 @@ class HybridRetriever:
             ranked=ranked,
             explanations=explanations,
         )
+
+    def _tooling_last(
+        self, ranked: list[tuple[int, float]], analysis: QueryAnalysis
+    ) -> list[tuple[int, float]]:
+        """An issue report's chunks with test code and stubs after the rest (beyond the
+        first ``max_tooling``), in order; scores still fall along the order. The
+        reproducer in a report matches the tests, and a stub repeats the signature the
+        report calls, but the fix is in the code."""
+        chunks = self.index.chunks
+        head: list[tuple[int, float]] = []
+        tail: list[tuple[int, float]] = []
+        allowed = self.config.max_tooling
+        for row, score in ranked:
+            if self._tooling(chunks[row], analysis):
+                if allowed <= 0:
+                    tail.append((row, score))
+                    continue
+                allowed -= 1
+            head.append((row, score))
+        if not tail:
+            return ranked
+        out: list[tuple[int, float]] = []
+        for row, score in head + tail:
+            if out and score >= out[-1][1]:
+                score = out[-1][1] * 0.999
+            out.append((row, score))
+        return out
 
     def _factors(
         self,
