@@ -165,6 +165,9 @@ class _Def:
     keys: list[str] = field(default_factory=list)
     #: ``@member``: names the definition makes members of itself (delegations).
     members: list[str] = field(default_factory=list)
+    #: ``@next_body``: the block right after the definition node that is its body
+    #: (Catch2's ``TEST_CASE("…")`` statement, then ``{…}``): the definition ends there.
+    tail: Node | None = None
 
     @property
     def qname(self) -> str:
@@ -277,6 +280,11 @@ def _last_row(node: Node) -> int:
     row, column = node.end_point
     start_row = node.start_point[0]
     return row - 1 if column == 0 and row > start_row else row
+
+
+def _end_row(d: _Def) -> int:
+    """The last row of a definition: of its node, or of its ``@next_body`` block."""
+    return _last_row(d.tail if d.tail is not None else d.node)
 
 
 class _File:
@@ -403,6 +411,14 @@ class _File:
                     _KIND_RANK[existing.kind],
                 ):
                     existing.kind, existing.declaration = kind, declaration
+        for body in captured.get("next_body", []):
+            # A macro call the grammar reads as a statement, its block as the next one.
+            before = body.prev_named_sibling
+            owner = found.get(before.id) if before is not None else None
+            if owner is not None and owner.tail is None:
+                owner.tail = body
+                owner.end_byte = body.end_byte
+                self.bodies[owner.node.id] = body
         ordered = sorted(found.values(), key=lambda d: (d.start_byte, -d.end_byte))
         self.assign_names(ordered, captured)
         for d in ordered:
@@ -587,7 +603,7 @@ class _File:
             top = parent
             parent = top.parent
         d.span_start, d.span_col = top.start_point
-        d.span_end = max(_last_row(top), _last_row(d.node))
+        d.span_end = max(_last_row(top), _end_row(d))
         floor = self.span_floor.get(d.node.id)
         if floor is not None and floor < d.span_start:
             d.span_start = floor
@@ -754,7 +770,7 @@ class _File:
             1 if d.kind == "constant" else config.long_definition_factor
         )
         if length > long:
-            for run_start, run_end in self.pack(start, end, d.node):
+            for run_start, run_end in self.pack(start, end, d.tail or d.node):
                 # A constant's first piece is module-level code, as it was unsplit.
                 first = "module" if d.kind == "constant" else d.kind
                 kind = first if run_start <= d.row <= run_end else "window"
@@ -891,7 +907,8 @@ class _File:
                     and outer.kind in FUNCTION_KINDS
                     and outer.qnames
                 ):
-                    symbols[index][f"{outer.qname}.{d.names[0]}"] = None
+                    for name in self.local_names(d, outer):
+                        symbols[index][name] = None
                 continue
             if d.kind == "impl":
                 continue
@@ -977,6 +994,18 @@ class _File:
             )
         return tuple(chunks)
 
+    def local_names(self, d: _Def, outer: _Def) -> list[str]:
+        """What the chunk of ``outer`` (a function) defines for a function ``d`` nested
+        in it: ``outer.inner`` for a named function, and for a function assigned to a
+        property there (``router.use = router.add = …`` in a factory) each target as
+        written, ``this.m`` read as ``outer.m``."""
+        if not any("." in name for name in d.names):
+            return [f"{outer.qname}.{d.names[0]}"]
+        names = [
+            f"{outer.qname}.{name[5:]}" if name.startswith("this.") else name for name in d.names
+        ]
+        return _rewrite(names, self.spec.symbol_rewrites)
+
     def fallback(self, language: str, captured: dict[str, list[Node]] | None = None) -> ChunkResult:
         """Windows for a file whose parse is mostly errors; with ``captured``, the
         top-level definitions that parsed cleanly all the same (the functions around
@@ -1033,7 +1062,7 @@ class _File:
             if d.parent is None
             and d.kind in CHUNK_KINDS
             and not d.node.has_error
-            and _last_row(d.node) > d.row
+            and _end_row(d) > d.row
         ]
         if not top:
             return []
