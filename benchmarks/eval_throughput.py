@@ -20,6 +20,13 @@ elsewhere) times that copy too, in the same interleaved rounds, and prints its m
 beside these ones (before/after a change on the same machine at the same moment), and
 whether both copies wrote the same bytes.
 
+codegold's processes read compiled bytecode from a cache warmed by an untimed run of
+each copy before the rounds (``PYTHONPYCACHEPREFIX``), as an installed package does (pip
+compiles it) and as the anchor's and the floor's libraries do from site-packages: a
+source tree run where writing bytecode is forbidden (``PYTHONDONTWRITEBYTECODE``) would
+otherwise compile every codegold module in every timed process. ``--cold-bytecode``
+times it that way.
+
 The anchor is one process; codegold's two run on the same cores (the machine's, shared).
 Targets (README, Performance): codegold at most 0.5x the anchor; peak RSS that does
 not grow with the number of passing cases (at most 150 MB at 50,000 cases).
@@ -138,12 +145,20 @@ with open(sys.argv[3], "wb") as out:
 """
 
 
+BYTECODE: Path | None = None
+"""Where codegold's processes keep their compiled bytecode (a cache warmed before the
+rounds), or None to leave the environment as it is (``--cold-bytecode``)."""
+
+
 def timed(argv: list[str], src: Path | None = None) -> tuple[float, float]:
     """Run a whole process (importing codegold from ``src`` when given); (wall seconds,
     its peak RSS in MB)."""
     env = None
     if src is not None:
         env = {**os.environ, "PYTHONPATH": str(src)}
+    if BYTECODE is not None and argv[:2] == [sys.executable, "-c"] and argv[2] == PEAK:
+        env = {**(env or os.environ), "PYTHONPYCACHEPREFIX": str(BYTECODE)}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     t = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -216,6 +231,12 @@ def measure(
     floor: list[float] = []
     other: list[float] = []
     other_single: list[float] = []
+    if BYTECODE is not None:  # warm the bytecode cache of each copy timed: untimed runs
+        warm = folder / "warm.jsonl"
+        with attempts.open("rb") as lines:
+            warm.write_bytes(lines.readline())
+        for src in (None, against) if against is not None else (None,):
+            timed(codegold_argv(suite, warm, folder / "warm", folder / "peak.txt"), src)
     for i in range(rounds):  # interleaved: the cores are shared
         if against is not None:
             peak_file = folder / "peak.txt"
@@ -299,7 +320,23 @@ def main() -> None:
         default=None,
         help="another copy of codegold's src folder, timed in the same rounds",
     )
+    parser.add_argument(
+        "--cold-bytecode",
+        action="store_true",
+        help="let codegold compile its modules in every timed process when the environment "
+        "forbids writing bytecode (PYTHONDONTWRITEBYTECODE, a source tree without any), as "
+        "an installed package never does",
+    )
     args = parser.parse_args()
+    global BYTECODE
+    work = None
+    if not args.cold_bytecode:
+        work = tempfile.TemporaryDirectory()
+        BYTECODE = Path(work.name) / "bytecode"
+        print(
+            "codegold's processes read compiled bytecode (PYTHONPYCACHEPREFIX, warmed before "
+            "the rounds), as an installed package does; --cold-bytecode to compile in each"
+        )
     for n_cases in (int(n) for n in args.cases.split(",")):
         rounds = args.rounds if n_cases <= 10_000 else args.large_rounds
         with tempfile.TemporaryDirectory() as tmp:
@@ -312,6 +349,8 @@ def main() -> None:
         )
         starts.append(time.perf_counter() - t)
     print(f"`codegold --help`: {statistics.median(starts) * 1000:.0f} ms median of 5")
+    if work is not None:
+        work.cleanup()
 
 
 if __name__ == "__main__":

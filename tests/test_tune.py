@@ -69,6 +69,9 @@ def _cases() -> list[dict[str, Any]]:
             {
                 "id": f"{t}-test",
                 "query": f"saving a {t} persists the {t} to the database",
+                # with the test open: test code waits for the code only when no test
+                # file is open (max_tooling), so the role preference is what decides
+                "context": {"openFile": f"tests/test_{t}_store.py"},
                 "cutoff": 1,
                 "accepted": [{"file": f"tests/test_{t}_store.py", "roles": ["test"]}],
             }

@@ -129,7 +129,7 @@ class Param:
 
 _WEIGHTS = (
     Param("fusion", ("rrf", "weighted")),
-    Param("rrf_k", (5.0, 10.0, 20.0, 40.0, 60.0)),
+    Param("rrf_k", (5.0, 10.0, 20.0, 25.0, 40.0, 60.0)),
     Param("w_lexical", (0.25, 0.5, 1.0, 1.5, 2.0, 3.0)),
     Param("w_symbol", (0.5, 1.0, 1.5, 2.0, 3.0)),
     Param("w_reference", (0.0, 0.15, 0.3, 0.6, 1.0)),

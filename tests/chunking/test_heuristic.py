@@ -584,3 +584,21 @@ def test_a_broken_parse_keeps_the_definitions_that_parsed_cleanly() -> None:
         (41, 44, "function", "later"),
     ]
     assert result.chunks[0].role is Role.DEFINITION
+
+
+def test_c_prototypes_through_an_argument_list_macro_are_named_by_the_function() -> None:
+    """zlib 1.2.11's deflate.c declares its helpers ``local block_state deflate_stored
+    OF((deflate_state *s, int flush));`` (the K&R-compatible idiom): when such a file
+    falls back to the heuristic, the names are the functions', not ``OF``."""
+    family = family_for_language("c")
+    assert family is not None
+    text = textwrap.dedent(
+        """\
+        local block_state deflate_stored OF((deflate_state *s, int flush));
+        local void fill_window    OF((deflate_state *s));
+        ZEXTERN int ZEXPORT deflate OF((z_streamp strm, int flush));
+        int deflateEnd (z_streamp strm) {
+        """
+    )
+    found = [d.name for d in find_definitions(family, text.split("\n")) if d.name]
+    assert found == ["deflate_stored", "fill_window", "deflate", "deflateEnd"]

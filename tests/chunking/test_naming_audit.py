@@ -178,7 +178,6 @@ ROWS = [
         set(),
         ["parses a simple string"],
         id="js-tape-subtest-titles",
-        marks=gap("t.test('…') inside test('…') gets no symbol"),
     ),
     pytest.param(
         "test/vector.test.cpp",
@@ -197,7 +196,6 @@ ROWS = [
         set(),
         ["vectors can be sized and resized"],
         id="cpp-catch2-titles",
-        marks=gap("Catch2 TEST_CASE/SECTION get no symbol"),
     ),
     pytest.param(
         # madler/zlib zlib.h and deflate.c
@@ -216,7 +214,50 @@ ROWS = [
         {"OF"},
         ["deflate", "zlibVersion"],
         id="c-of-wrapped-prototypes",
-        marks=gap("`name OF((...))` is named OF, or gets no symbol"),
+    ),
+    pytest.param(
+        # unjs/h3 src/router.ts (createRouter), trimmed
+        "src/router.ts",
+        """
+        export function createRouter(opts: CreateRouterOptions = {}): Router {
+          const router: Router = {} as Router;
+          const addRoute = (path: string, handler: EventHandler, method: RouterMethod) => {
+            return router;
+          };
+          router.use = router.add = (path, handler, method) =>
+            addRoute(path, handler as EventHandler, method || "all");
+          return router;
+        }
+        """,
+        SOURCE,
+        {"createRouter", "router.use", "router.add", "createRouter.addRoute"},
+        {"createRouter.router.use"},
+        ["router.use", "router.add", "createRouter"],
+        id="ts-factory-chained-property-assignment",
+    ),
+    pytest.param(
+        # winstonjs/winston test/helpers/mocks/legacy-transport.js; the others in the
+        # style of expressjs/express's lib/ (a variable and an export in one statement)
+        "lib/legacy.js",
+        """
+        const Legacy = module.exports = function Legacy(options) {
+          this.silent = options.silent;
+        };
+        var serve = exports.serve = function serve(root) {
+          return root;
+        };
+        const send = res.send = res.json = function send(body) {
+          return body;
+        };
+        function Stream(opts) {
+          this.pipe = function pipe(dest) { return dest; };
+        }
+        """,
+        SOURCE,
+        {"Legacy", "serve", "send", "res.send", "res.json", "Stream.pipe"},
+        {"module.exports", "exports.serve", "this.pipe", "Stream.this.pipe"},
+        ["Legacy", "serve", "res.json", "Stream.pipe"],
+        id="js-variable-and-property-chains",
     ),
 ]  # fmt: skip
 

@@ -378,3 +378,64 @@ yyrun (void)
     assert resolution.macro_rows == frozenset({4, 16})  # an _END before "}" stays
     names = {name for c in chunks_of("src/parser.c", source) for name in c.symbols}
     assert names == {"yydestruct", "yyrun"}
+
+
+def test_argument_list_macro_prototypes_lose_the_macro_at_the_same_offsets() -> None:
+    """``int deflate OF((z_streamp strm, int flush));`` (zlib 1.2.11) parses with the
+    macro as the function's name; the parser reads it with ``OF(`` and its ``)`` turned
+    to spaces, every other byte where it was. Macro calls in expressions and
+    directives are left alone, and so is an attribute macro after a parameter list
+    (jansson's ``JANSSON_ATTRS((warn_unused_result))``)."""
+    source = (
+        b"ZEXTERN int ZEXPORT deflate OF((z_streamp strm,\n"
+        b"                                int flush));\n"
+        b"typedef voidpf (*alloc_func) OF((voidpf opaque, uInt items));\n"
+        b"#define ML_MASK  ((1U<<ML_BITS)-1)\n"
+        b"int f(int p) { return MAX((p), 1); }\n"
+        b"int g(int p) { x = ADDR_SIZE((p).sa_len, 2); }\n"
+        b"json_t *json_pack(const char *fmt, ...) JANSSON_ATTRS((warn_unused_result));\n"
+    )
+    resolution = resolve_conditionals(source)
+    assert resolution is not None
+    out = resolution.source
+    assert len(out) == len(source)
+    lines = out.split(b"\n")
+    assert lines[0] == b"ZEXTERN int ZEXPORT deflate    (z_streamp strm,"
+    assert lines[1] == b"                                int flush) ;"
+    assert lines[2] == b"typedef voidpf (*alloc_func)    (voidpf opaque, uInt items) ;"
+    assert lines[3:] == source.split(b"\n")[3:]
+    names = [c.symbol for c in chunk_file("z.h", source.decode(), file_role=FileRole.SOURCE).chunks]
+    assert "deflate" in names and "json_pack" in names and "OF" not in names
+
+
+def test_catch2_test_cases_and_sections_are_named_by_their_titles() -> None:
+    """Catch2's ``TEST_CASE("…") {…}`` reads as a call statement and then a block; the
+    block is the test's body, so the test spans both and its sections are named too."""
+    source = textwrap.dedent(
+        """\
+        #include <catch2/catch.hpp>
+
+        TEST_CASE_METHOD(Fixture, "uses the fixture", "[fixture]") {
+            REQUIRE(value == 1);
+        }
+
+        TEST_CASE("vectors can be sized and resized", "[vector]") {
+            std::vector<int> v(5);
+            SECTION("resizing bigger changes size and capacity") {
+                v.resize(10);
+                REQUIRE(v.size() == 10);
+            }
+        }
+        """
+    )
+    chunks = chunk_file("test/vector.cpp", source, file_role=FileRole.TEST).chunks
+    spans = {c.symbol: (c.start_line, c.end_line, c.symbols) for c in chunks if c.symbol}
+    assert spans == {
+        "uses the fixture": (3, 5, ("uses the fixture",)),
+        "vectors can be sized and resized": (
+            7,
+            13,
+            ("vectors can be sized and resized", "resizing bigger changes size and capacity"),
+        ),
+    }
+    assert all(c.role is Role.TEST for c in chunks)

@@ -220,8 +220,10 @@ def test_retrieval_miss(tmp_path: Path) -> None:
     assert record.diagnosis is not None and record.diagnosis.owner == "retrieval"
 
 
-def test_reranker_demotion(tmp_path: Path) -> None:
-    # the test chunk fuses into the top 3, but a "what is" question demotes tests
+def test_a_first_stage_role_demotion_is_below_cutoff_not_the_reranker(tmp_path: Path) -> None:
+    # the test chunk fuses into the top 3, but a "what is" question's role preference
+    # demotes tests: that is the first-stage ranking, before the rerank stage, so the
+    # pre-rerank candidates already hold it past the cutoff
     target = {
         "file": "tests/test_session.py",
         "symbol": "test_create_session_rejects_expired_token",
@@ -245,7 +247,48 @@ def test_reranker_demotion(tmp_path: Path) -> None:
             role_preferences={"definition": {"test": 0.01}},
         ),
     )
+    assert cause(record) == "below_cutoff"
+    assert record.diagnosis is not None and record.diagnosis.owner == "ranking"
+    ranks = record.diagnosis.evidence["ranks"]["accepted"]
+    assert ranks["preRerank"] > 3 and ranks["postRerank"] > 3
+
+
+STORE = '''\
+class TokenStore:
+    """Keeps expired tokens: an expired token is kept, expired tokens are kept."""
+
+    def keep(self, token):
+        self.expired = token
+
+    def drop(self, token):
+        self.expired = None
+'''
+
+
+def test_reranker_demotion(tmp_path: Path) -> None:
+    # the class is first for the question's words (no first-stage type factor here),
+    # and the rerank stage's hub penalty (made steep) sends it past the cutoff: within
+    # it before reranking, below it after
+    target = {"file": "app/store.py", "symbol": "TokenStore"}
+    extra = {
+        f"app/mod{i}.py": f"def check_{i}(token):\n    '''an expired token {i}.'''\n    return token\n"
+        for i in range(3)
+    }
+    case = {"id": "c", "query": "where are expired tokens kept", "accepted": [target]}
+    files = {**BASE, **extra, "app/store.py": STORE}
+    record = run_case(
+        tmp_path / "hub",
+        [files],
+        case,
+        config=RetrieverConfig(type_factor=1.0, hub_lines=2, hub_power=6.0),
+    )
     assert cause(record) == "reranker_demotion"
+    assert record.diagnosis is not None and record.diagnosis.owner == "reranker"
+    ranks = record.diagnosis.evidence["ranks"]["accepted"]
+    assert ranks["preRerank"] <= 3 < (ranks["postRerank"] or 99)
+    # without the penalty the same question finds it within the cutoff
+    plain = run_case(tmp_path / "plain", [files], case, config=RetrieverConfig(type_factor=1.0))
+    assert plain.passed
 
 
 def test_below_cutoff(tmp_path: Path) -> None:
@@ -259,6 +302,56 @@ def test_below_cutoff(tmp_path: Path) -> None:
     assert record.first_relevant_rank is None
     assert cause(record) in ("below_cutoff", "reranker_demotion")
     assert any(e.match == "accepted" and e.rank > 1 for e in record.ranked)
+
+
+MIGRATOR = '''\
+class Migrator:
+    """Runs pending schema changes in order."""
+
+    def migrate_to_latest(self, pending):
+        """Apply every pending schema change in order, stopping at the first failure."""
+        for change in pending:
+            change.apply()
+'''
+RUNNER = '''\
+def apply_changes(pending):
+    """Apply every pending change in order."""
+    for change in pending:
+        change.apply()
+'''
+
+
+def test_a_policy_role_the_label_did_not_ask_for_is_named_in_the_ranking_diagnosis(
+    tmp_path: Path,
+) -> None:
+    # src/migration/ is role migration by the default path policy, but this file is the
+    # code that runs migrations; the label names no role. The ranking boundary is what
+    # broke, and the detail names the policy rule behind the role the ranking discounts
+    files = {**BASE, "src/migration/migrator.py": MIGRATOR, "src/runner.py": RUNNER}
+    target = {"file": "src/migration/migrator.py", "symbol": "Migrator.migrate_to_latest"}
+    case = {
+        "id": "c",
+        "query": "how are pending changes applied in order?",
+        "cutoff": 1,
+        "accepted": [target],
+    }
+    record = run_case(tmp_path / "a", [files], case)
+    assert cause(record) == "below_cutoff"
+    assert record.diagnosis is not None and record.diagnosis.owner == "ranking"
+    assert "role 'migration' by path rule 'default:migration:migration/'" in (
+        record.diagnosis.detail
+    )
+    assert record.diagnosis.evidence["policyRole"] == {
+        "file": "src/migration/migrator.py",
+        "role": "migration",
+        "rule": "default:migration:migration/",
+    }
+    # a label that asks for that role has no quarrel with it: no note
+    asked = {**case, "accepted": [{**target, "roles": ["migration"]}]}
+    record = run_case(tmp_path / "b", [files], asked)
+    assert cause(record) == "below_cutoff"
+    assert record.diagnosis is not None and "policyRole" not in record.diagnosis.evidence
+    assert "path rule" not in record.diagnosis.detail
 
 
 def test_forbidden_source(tmp_path: Path) -> None:

@@ -336,3 +336,24 @@ def test_a_new_chunker_config_reads_the_blobs_the_cached_facts_skipped(tmp_path:
     )
     assert _stats(warm_dir) == {"filesFromCache": 0, "filesChunked": 16}
     assert _artifacts(warm_dir) == _artifacts(cold_dir)
+
+
+def test_pool_batches_are_consecutive_and_shrink_towards_the_end() -> None:
+    # files of assorted sizes (the build's own jobs): every one handed out once, in
+    # file order; early batches large, the last ones small, none but the last under
+    # the floor, so that the workers finish together
+    sizes = [(i * 7919) % 50_000 + 1_000 for i in range(600)]
+    jobs = [
+        build_module._FileJob(
+            path=f"f{i}.py", blob=f"{i:040x}", data=b"x" * n, role="source", language="python"
+        )
+        for i, n in enumerate(sizes)
+    ]
+    todo = [i for i in range(len(jobs)) if i % 5]  # some files come from the cache
+    batches = build_module._batches(todo, jobs, workers=2, min_bytes=100_000)
+    assert [i for batch in batches for i in batch] == todo
+    weights = [sum(sizes[i] for i in batch) for batch in batches]
+    assert all(w >= 100_000 for w in weights[:-1])
+    total = sum(sizes[i] for i in todo)
+    assert weights[0] >= total // 8 > 4 * max(weights[-3:])
+    assert sorted(weights[:5], reverse=True) == weights[:5]

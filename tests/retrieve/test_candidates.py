@@ -543,3 +543,40 @@ def test_a_namespace_every_file_opens_is_no_definition_to_rank(tmp_path: Path) -
     # a bare name still finds every place that defines it
     bare = HybridRetriever(index).search("AcmeClient")
     assert any("symbol" in bare.explanations[r].signals for r in wrappers)
+
+
+SESSION_PY = '''def create_session(token):
+    """Create a session for an unexpired token."""
+    return token
+
+
+def close_session(session):
+    """Close a session."""
+    return session
+'''
+SESSION_TEST = '''def test_create_session_rejects_expired_token():
+    """create_session with an expired token: create session fails."""
+    assert create_session
+'''
+
+
+def test_candidates_are_the_first_stage_order_the_rerank_stage_receives(tmp_path: Path) -> None:
+    """SPEC §2's pre-rerank list: the retrieved rows after the first-stage factors (a
+    role preference here), not the fused order, or diagnosis would blame the reranker."""
+    index = index_files(
+        tmp_path, {"app/session.py": SESSION_PY, "tests/test_session.py": SESSION_TEST}
+    )
+    query = "what is test_create_session_rejects_expired_token"
+    config = RetrieverConfig(
+        w_symbol=0.0, role_strength=1.0, role_preferences={"definition": {"test": 0.01}}
+    )
+    result = HybridRetriever(index, config).search(query)
+    files = [index.chunks[r].file for r, _ in result.candidates]
+    assert files[-1] == "tests/test_session.py"  # demoted by its role before any rerank
+    test_row = next(r for r, _ in result.candidates if index.chunks[r].role == "test")
+    assert "role" in result.explanations[test_row].factors
+    fused_first = max(result.explanations.values(), key=lambda e: (e.fused, -e.row)).row
+    assert index.chunks[fused_first].file == "tests/test_session.py"  # it led the fusion
+    scores = [s for _, s in result.candidates]
+    assert scores == sorted(scores, reverse=True)
+    assert {r for r, _ in result.candidates} == {r for r, _ in result.ranked}

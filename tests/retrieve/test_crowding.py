@@ -87,13 +87,19 @@ def test_tests_do_not_fill_the_cutoff_of_a_question_about_the_code(tmp_path: Pat
     query = "why would the exit status mismatch"
     # without role factors the tests, which spell the question's words, come first (in
     # a real repository their number does what the role factor cannot undo here)
-    before = HybridRetriever(index, RetrieverConfig(max_asides=0, role_strength=0.0)).search(query)
+    off = RetrieverConfig(max_asides=0, max_tooling=-1, code_candidates=0, role_strength=0.0)
+    before = HybridRetriever(index, off).search(query)
     roles = _roles(index, before.ranked, 50)
     assert _after_code(roles) >= 2  # what the rule is for
-    after = HybridRetriever(index, RetrieverConfig(role_strength=0.0)).search(query)
+    # tests counted among max_asides: one test among the code, the rest after it
+    asides = RetrieverConfig(max_tooling=-1, code_candidates=0, role_strength=0.0)
+    after = HybridRetriever(index, asides).search(query)
     kept = _roles(index, after.ranked, 50)
-    assert _after_code(kept) == 1  # one test among the code, the rest after it
+    assert _after_code(kept) == 1
     assert sorted(kept) == sorted(roles)  # nothing dropped
+    # by default (max_tooling 0) every test waits for the code
+    default = HybridRetriever(index, RetrieverConfig(role_strength=0.0)).search(query)
+    assert _after_code(_roles(index, default.ranked, 50)) == 0
 
 
 def test_a_question_about_tests_keeps_them(tmp_path: Path) -> None:

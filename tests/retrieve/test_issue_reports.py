@@ -143,7 +143,7 @@ def test_the_fixed_file_comes_first_and_tests_and_docs_are_demoted(tmp_path: Pat
     # a report without traceback or import: the reproducer's words match the test
     # file and the docs best; demoted, they fall below the file to fix
     demoted = ranked_files(HybridRetriever(index).retrieve(PLAIN, case_id="c", attempt_id="a"))
-    plain = RetrieverConfig(issue_test_factor=1.0, issue_docs_factor=1.0)
+    plain = RetrieverConfig(issue_test_factor=1.0, issue_docs_factor=1.0, max_tooling=-1)
     undemoted = ranked_files(
         HybridRetriever(index, plain).retrieve(PLAIN, case_id="c", attempt_id="a")
     )

@@ -248,12 +248,15 @@ def _decode_text(path: Path, data: bytes) -> str:
 
 def _check_yaml_bounds(path: Path, text: str) -> None:
     """Depth and alias-expanded size of a YAML document, from parser events only
-    (no node is composed, so neither bound can be hit while checking it)."""
+    (no node is composed, so neither bound can be hit while checking it); and no plain
+    scalar that YAML readers disagree about (:func:`_unportable`). A syntax error is
+    reported with the case and field it broke (:func:`_yaml_syntax_error`)."""
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     sizes: dict[str, int] = {}
-    frames: list[tuple[str | None, int]] = []  # (anchor, expanded count at start)
+    frames: list[tuple[str | None, int, bool]] = []  # (anchor, expanded count, flow)
+    flow = 0  # open flow collections ({…}, […])
     total = 0
     try:
         for event in yaml.parse(text, Loader=loader):
@@ -261,11 +264,14 @@ def _check_yaml_bounds(path: Path, text: str) -> None:
                 total += 1
                 if event.anchor is not None:
                     sizes[event.anchor] = 1
+                if flow and not event.style and "?" in event.value:  # plain: None or ""
+                    raise _unportable(path, text, event)
             elif isinstance(event, yaml.AliasEvent):
                 total += sizes.get(str(event.anchor), 1)
             elif isinstance(event, yaml.CollectionStartEvent):
                 total += 1
-                frames.append((event.anchor, total - 1))
+                frames.append((event.anchor, total - 1, bool(event.flow_style)))
+                flow += bool(event.flow_style)
                 if len(frames) > MAX_SUITE_DEPTH:
                     line = event.start_mark.line + 1 if event.start_mark else None
                     raise InputError(
@@ -275,7 +281,8 @@ def _check_yaml_bounds(path: Path, text: str) -> None:
                         line=line,
                     )
             elif isinstance(event, yaml.CollectionEndEvent) and frames:
-                anchor, start = frames.pop()
+                anchor, start, was_flow = frames.pop()
+                flow -= was_flow
                 if anchor is not None:
                     sizes[anchor] = total - start
             else:
@@ -288,8 +295,153 @@ def _check_yaml_bounds(path: Path, text: str) -> None:
                     file=str(path),
                     line=mark.line + 1 if mark else None,
                 )
+    except yaml.YAMLError as exc:
+        raise _yaml_syntax_error(path, text, exc) from None
+
+
+class _EventPath:
+    """The document path of each node a YAML parser reports, and the ids of the cases
+    seen so far: enough to name the case and field of a problem found mid-parse."""
+
+    def __init__(self) -> None:
+        # one frame per open collection: [is mapping, key or index, expecting a key, flow]
+        self.frames: list[list[Any]] = []
+        self.ids: dict[int, str] = {}
+        self.parts: list[str | int] = []  # the path of the last node reported
+
+    def node(self, value: str | None) -> None:
+        """A scalar (``value``), alias or collection starts; a collection is then open."""
+        frames = self.frames
+        if frames:
+            top = frames[-1]
+            if not top[0]:
+                top[1] += 1
+            elif top[2]:  # a key: it names the value that follows
+                self.parts = [*self._path(frames[:-1]), str(value)]
+                return
+        self.parts = self._path(frames)
+        if value is not None and len(self.parts) == 3 and self.parts[2] == "id":
+            case = self.parts[1]
+            if isinstance(case, int):
+                self.ids.setdefault(case, value)
+
+    def after(self, value: str | None) -> None:
+        """A node (scalar, alias, or a collection now closed) is done."""
+        if self.frames and self.frames[-1][0]:
+            top = self.frames[-1]
+            if top[2]:
+                top[1] = value
+            top[2] = not top[2]
+
+    def _path(self, frames: Sequence[list[Any]]) -> list[str | int]:
+        parts: list[str | int] = [f[1] for f in frames]
+        if parts and isinstance(parts[0], int):  # a bare list of cases
+            parts = ["cases", *parts]
+        return parts
+
+    def feed(self, event: Any) -> None:
+        import yaml
+
+        if isinstance(event, yaml.ScalarEvent):
+            self.node(event.value)
+            self.after(event.value)
+        elif isinstance(event, yaml.AliasEvent):
+            self.node(None)
+            self.after(None)
+        elif isinstance(event, yaml.CollectionStartEvent):
+            self.node(None)
+            mapping = isinstance(event, yaml.MappingStartEvent)
+            self.frames.append([mapping, -1, True, bool(event.flow_style)])
+        elif isinstance(event, yaml.CollectionEndEvent) and self.frames:
+            self.frames.pop()
+            self.after(None)
+
+    def in_flow(self) -> bool:
+        """Whether a ``{…}`` or ``[…]`` is open."""
+        return any(f[3] for f in self.frames)
+
+    def where(self) -> tuple[str | None, str | None]:
+        """(case id, field) of the last node reported."""
+        parts = self.parts
+        if len(parts) >= 2 and parts[0] == "cases" and isinstance(parts[1], int):
+            case_id = self.ids.get(parts[1], f"#{parts[1] + 1}")
+            return case_id, _render_parts(parts[2:]) or None
+        return None, _render_parts(parts) or None
+
+
+def _walk_events(text: str, until: Any) -> tuple[_EventPath, Any]:
+    """Parse ``text`` again, up to the event ``until`` (a mark) or the first error;
+    return the path tracker and the last scalar event seen."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    tracker = _EventPath()
+    last = None
+    try:
+        for event in yaml.parse(text, Loader=loader):
+            tracker.feed(event)
+            if isinstance(event, yaml.ScalarEvent):
+                last = event
+            mark = event.start_mark
+            if (
+                until is not None
+                and mark is not None
+                and (mark.line, mark.column)
+                >= (
+                    until.line,
+                    until.column,
+                )
+            ):
+                break
     except yaml.YAMLError:
-        return  # the loader reports syntax errors with their line
+        pass
+    return tracker, last
+
+
+def _unportable(path: Path, text: str, event: Any) -> InputError:
+    """A plain scalar holding ``?`` inside ``{…}`` or ``[…]``: libyaml (and so codegold,
+    which parses with it when it is there) reads it, PyYAML's pure-Python loader, the
+    one ``yaml.safe_load`` uses, stops at the ``?``. A suite must read the same in every
+    tool and on every machine, so it is refused, with the fix."""
+    tracker, _ = _walk_events(text, event.start_mark)
+    case_id, field = tracker.where()
+    key = field.rsplit(".", 1)[-1] if field else "value"
+    return InputError(
+        f"plain value {event.value!r} inside {{…}} or […] holds '?': libyaml reads it, "
+        f"PyYAML's own yaml.safe_load refuses it; quote it ({key}: "
+        f'"{event.value}")',
+        file=str(path),
+        case_id=case_id,
+        field=field,
+        line=event.start_mark.line + 1,
+    )
+
+
+def _yaml_syntax_error(path: Path, text: str, exc: Any) -> InputError:
+    """``invalid YAML``, naming the case the error is in, and the field when the error
+    is on the line of the plain value it cut short (``query: How does x work: …``),
+    with the fix."""
+    mark = getattr(exc, "problem_mark", None)
+    line: int | None = mark.line + 1 if mark is not None else None
+    problem = getattr(exc, "problem", None) or str(exc)
+    tracker, last = _walk_events(text, None)
+    case_id, field = tracker.where()
+    hint = ""
+    held = None
+    if last is not None and not last.style:  # the last value read was plain
+        at = last.end_mark.line + 1
+        rest = text.split("\n")[at - 1][last.end_mark.column :]
+        if rest.startswith(":") and at == line:
+            held = "': '"
+        elif rest.startswith(" #") and tracker.in_flow():
+            held, line = "' #'", at  # a comment ate the rest of the {…} or […]
+    if held is not None:
+        hint = f" (a plain value cannot hold {held}: quote the whole value)"
+    elif last is None or line is None or last.end_mark.line + 1 != line:
+        field = None
+    return InputError(
+        f"invalid YAML: {problem}{hint}", file=str(path), case_id=case_id, field=field, line=line
+    )
 
 
 def _depth(value: Any) -> int:
@@ -356,11 +508,8 @@ def _parse_bounded(path: Path, text: str) -> Any:
     _check_yaml_bounds(path, text)
     try:
         return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at: int | None = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise InputError(f"invalid YAML: {problem}", file=str(path), line=at) from None
+    except yaml.YAMLError as exc:  # composing found what parsing did not (a bad alias)
+        raise _yaml_syntax_error(path, text, exc) from None
 
 
 def _jsonl_line(text: str, index: int) -> int | None:

@@ -137,7 +137,15 @@ __all__ = [
 #: 14: a JavaScript/TypeScript object literal with function members assigned to a
 #: property at module level (``internals.methods = { attempt(…) {…} }``) is a container
 #: named by the target (``internals.methods.attempt``).
-ALGORITHM_VERSION = "14"
+#: 15: tests written as title macros with their block after them, Catch2/doctest
+#: ``TEST_CASE("…") {…}`` and ``SECTION("…")``, and tape/node:test subtests ``t.test("…",
+#: …)`` are named by their titles; a C/C++ prototype written through an argument-list
+#: macro (``int deflate OF((…));``) is named by the function, not the macro (parser and
+#: regex fallback); ``var a = b.c = function …`` names both targets and is a function;
+#: a function assigned to a property in a function declaration's body (``router.use =
+#: router.add = …`` in ``createRouter``) adds the targets as written to that function's
+#: chunk (``this.m`` in ``function Foo`` as ``Foo.m``). Python output is unchanged.
+ALGORITHM_VERSION = "15"
 
 
 def chunk_file(

@@ -460,7 +460,8 @@ _FAMILIES: tuple[Family, ...] = (
 )
 
 # C and C++ (macro-heavy headers are what fails to parse): macros with a value or
-# parameters, types with a body, functions and prototypes with a return type, and
+# parameters, types with a body, functions and prototypes with a return type (also
+# written through an argument-list macro, ``int deflate OF((…));``), and
 # out-of-line members (``Foo::bar(`` reads as ``Foo.bar``). Namespaces neither match
 # nor qualify.
 _C_FAMILY_PATTERNS = (
@@ -473,7 +474,9 @@ _C_FAMILY_PATTERNS = (
     (
         r"^\s*(?!(?:return|else|case|goto|typedef|delete|throw|new|using|namespace|struct"
         r"|union|enum|class|if|while|for|switch|do|sizeof)\b)"
-        r"(?:(?:[\w:<>,]+[\s*&]+)+|(?=\w+::))(?P<name>~?[A-Za-z_][\w:]*)\s*\(",
+        r"(?:(?:[\w:<>,]+[\s*&]+)+|(?=\w+::))(?P<name>~?[A-Za-z_][\w:]*)"
+        # a prototype through an argument-list macro, ``deflate OF((…))``, is ``deflate``
+        r"(?:\s+_*[A-Z][A-Z0-9_]*\s*\(\s*\(|\s*\((?!\())",
         FUNCTION,
     ),
 )

@@ -41,6 +41,11 @@ between statements (``Q_OBJECT``, ``Q_PROPERTY(…)``, ``YY_ATTRIBUTE_UNUSED``; 
 enumerator or an argument, which a ``}``, ``)`` or operator follows) is blanked: the
 parser would read it as the type of the declaration after it.
 
+A prototype written through an argument-list macro for pre-ANSI compilers, ``int
+deflate OF((z_streamp strm, int flush));`` (also ``__P((…))``, ``_ANSI_ARGS_((…))``),
+loses the macro's name and its outer parentheses (``int deflate    (z_streamp strm, int
+flush) ;``): the parser would read the macro as the function's name.
+
 Each blanked tail that reads as a function header is reported as an
 :class:`Alternative`: the chunker puts its lines and name into the definition that
 follows, so ``umain`` and ``main`` above are one chunk with both names.
@@ -49,6 +54,7 @@ follows, so ``umain`` and ``main`` above are one chunk with both names.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 __all__ = ["Alternative", "Resolution", "resolve_conditionals"]
@@ -283,11 +289,79 @@ def _bare_macros(lines: list[bytes], directive_rows: set[int]) -> set[int]:
     return rows
 
 
+def _inner_first(groups: Sequence[_Group]) -> Iterator[_Group]:
+    """Each group after the groups nested in it, in order. (Not a closure calling itself
+    in :func:`resolve_conditionals`: its cell would hold it in a cycle, and with it the
+    file's lines, until the cyclic collector runs -- which a build keeps off.)"""
+    for group in groups:
+        yield from _inner_first(group.children)
+        yield group
+
+
+#: ``name OF((``: a declarator's name, then an upper-case macro taking the parameter
+#: list in double parentheses (the K&R-compatible prototype idiom).
+_ARGUMENT_MACRO = re.compile(
+    rb"(?m)^(?![ \t]*#)[^\n]*?(?:[A-Za-z0-9_]|\))[ \t]+(_*[A-Z][A-Z0-9_]*)[ \t]*\((\()"
+)
+#: Words that may stand before a macro call in an expression (``return MAX((a), b)``).
+_EXPRESSION_WORDS = frozenset(
+    b"return sizeof case else do goto typeof alignof _Alignof __typeof__".split()
+)
+
+
+def _argument_macros(source: bytes) -> list[tuple[int, int, int]]:
+    """``(start, end, close)`` of each ``MACRO((`` of an argument-list macro prototype:
+    bytes ``start..end`` hold the macro's name and its opening parenthesis, ``close`` is
+    its closing one. Only where the inner list is the macro's whole argument and a
+    ``;``, ``{`` or the line's end follows (``MAX((p).len, n)`` is no prototype)."""
+    found: list[tuple[int, int, int]] = []
+    for match in _ARGUMENT_MACRO.finditer(source):
+        before = source[: match.start(1)].rstrip()
+        if before.endswith(b")"):
+            # Only a function pointer's declarator, ``(*alloc_func) OF((…))``: after a
+            # parameter list it is an attribute (``f(…) JANSSON_ATTRS((unused))``).
+            opened = _opening_parenthesis(before)
+            if opened < 0 or not before[opened + 1 :].lstrip().startswith(b"*"):
+                continue
+        word = re.search(rb"[A-Za-z_][A-Za-z0-9_]*$", before)
+        if word is not None and word.group() in _EXPRESSION_WORDS:
+            continue
+        depth = 0
+        inner_close = -1
+        for index in range(match.start(2), len(source)):
+            byte = source[index]
+            if byte == 0x28:  # (
+                depth += 1
+            elif byte == 0x29:  # )
+                depth -= 1
+                if depth == 0:
+                    inner_close = index
+                    break
+            elif byte in b";{}":
+                break
+        if inner_close < 0:
+            continue
+        close = inner_close + 1
+        while close < len(source) and source[close] in b" \t":
+            close += 1
+        if close >= len(source) or source[close] != 0x29:
+            continue
+        after = source[close + 1 :].lstrip(b" \t")[:1]
+        if after and after not in b";{\r\n":
+            continue
+        found.append((match.start(1), match.start(2), close))
+    return found
+
+
 def resolve_conditionals(source: bytes) -> Resolution | None:
-    """The source the parser should read, or None when no conditional splits braces
-    and no bare macro invocation sits between statements."""
+    """The source the parser should read, or None when no conditional splits braces,
+    no bare macro invocation sits between statements and no prototype is written
+    through an argument-list macro."""
+    macro_args = _argument_macros(source) if b"((" in source else []
     if b"{" not in source and b"}" not in source:
-        return None
+        if not macro_args:
+            return None
+        return Resolution(_blank_argument_macros(source, macro_args), (), frozenset())
     lines = source.split(b"\n")
     braces, directive_rows, groups = _scan(lines)
     macros = _bare_macros(lines, directive_rows)
@@ -402,8 +476,6 @@ def resolve_conditionals(source: bytes) -> Resolution | None:
         return start, branch.end
 
     def resolve(group: _Group) -> None:
-        for child in group.children:
-            resolve(child)
         for branch in group.branches:
             # `#ifdef __cplusplus` / `extern "C"` / `#endif` before one declaration (the
             # autoconf alloca idiom): the linkage applies to code outside the branch.
@@ -454,11 +526,11 @@ def resolve_conditionals(source: bytes) -> Resolution | None:
             if not completions and kept is not None and b"(" in b"".join(lines[r] for r in rows):
                 alternatives.append(Alternative(start, end, text, group_start, group_end))
 
-    for group in groups:
+    for group in _inner_first(groups):
         resolve(group)
-    if not blanked:
+    if not blanked and not macro_args:
         return None
-    out = bytearray(source)
+    out = bytearray(_blank_argument_macros(source, macro_args))
     starts = [0]
     for line in lines[:-1]:
         starts.append(starts[-1] + len(line) + 1)
@@ -466,3 +538,31 @@ def resolve_conditionals(source: bytes) -> Resolution | None:
         begin = starts[row]
         out[begin : begin + len(lines[row])] = b" " * len(lines[row])
     return Resolution(bytes(out), tuple(alternatives), frozenset(blanked), frozenset(macros))
+
+
+def _opening_parenthesis(text: bytes) -> int:
+    """The offset of the ``(`` matching the ``)`` that ends ``text`` (-1: none)."""
+    depth = 0
+    for index in range(len(text) - 1, -1, -1):
+        byte = text[index]
+        if byte == 0x29:  # )
+            depth += 1
+        elif byte == 0x28:  # (
+            depth -= 1
+            if depth == 0:
+                return index
+        elif byte in b";{}":
+            break
+    return -1
+
+
+def _blank_argument_macros(source: bytes, spans: list[tuple[int, int, int]]) -> bytes:
+    """``source`` with each argument-list macro's name, its opening and its closing
+    parenthesis turned to spaces (same length, same offsets)."""
+    if not spans:
+        return source
+    out = bytearray(source)
+    for start, end, close in spans:
+        out[start:end] = b" " * (end - start)
+        out[close] = 0x20
+    return bytes(out)

@@ -72,7 +72,7 @@ from codegold.chunking.window import heuristic_chunks, window_chunks
 from codegold.corpus.model import FileRole
 from codegold.roles import Role
 
-__all__ = ["chunk_source"]
+__all__ = ["chunk_source", "closes_block"]
 
 #: Share of non-blank lines under ERROR nodes above which a parse is not trusted.
 ERROR_LINE_SHARE = 0.5
@@ -81,6 +81,18 @@ _DEFINITION = "definition."
 _DECLARATION = "declaration."
 _REFERENCE = "reference."
 _CLOSERS = frozenset(")]};,")
+
+
+def closes_block(line: str, closing_words: frozenset[str]) -> bool:
+    """Whether ``line`` holds only closing brackets, or a closing keyword such as Ruby's
+    ``end`` (one of ``closing_words``) with brackets after it: the lines the chunker
+    folds into the chunk before them."""
+    text = line.strip()
+    return not (set(text) - _CLOSERS) or bool(
+        closing_words and text.rstrip(")];,") in closing_words
+    )
+
+
 #: When patterns capture one node with different kinds, the more specific kind wins
 #: (after a declaration beating a definition): ``struct`` over Go's generic ``type``,
 #: any chunk kind over a name-only kind.
@@ -153,6 +165,9 @@ class _Def:
     keys: list[str] = field(default_factory=list)
     #: ``@member``: names the definition makes members of itself (delegations).
     members: list[str] = field(default_factory=list)
+    #: ``@next_body``: the block right after the definition node that is its body
+    #: (Catch2's ``TEST_CASE("…")`` statement, then ``{…}``): the definition ends there.
+    tail: Node | None = None
 
     @property
     def qname(self) -> str:
@@ -267,6 +282,11 @@ def _last_row(node: Node) -> int:
     return row - 1 if column == 0 and row > start_row else row
 
 
+def _end_row(d: _Def) -> int:
+    """The last row of a definition: of its node, or of its ``@next_body`` block."""
+    return _last_row(d.tail if d.tail is not None else d.node)
+
+
 class _File:
     """The per-file state of one chunking run."""
 
@@ -295,6 +315,8 @@ class _File:
             spec.declaration_suffixes
         )
         self.pieces: list[_Piece] = []
+        #: Every definition :meth:`nest` linked (see :meth:`unlink`).
+        self.nested: list[_Def] = []
         self.leading_at: dict[int, tuple[int, int]] = {}
         #: Last rows of ``/** ... */`` doc blocks: they attach across one blank line.
         self.doc_block_ends: set[int] = set()
@@ -389,6 +411,14 @@ class _File:
                     _KIND_RANK[existing.kind],
                 ):
                     existing.kind, existing.declaration = kind, declaration
+        for body in captured.get("next_body", []):
+            # A macro call the grammar reads as a statement, its block as the next one.
+            before = body.prev_named_sibling
+            owner = found.get(before.id) if before is not None else None
+            if owner is not None and owner.tail is None:
+                owner.tail = body
+                owner.end_byte = body.end_byte
+                self.bodies[owner.node.id] = body
         ordered = sorted(found.values(), key=lambda d: (d.start_byte, -d.end_byte))
         self.assign_names(ordered, captured)
         for d in ordered:
@@ -483,9 +513,20 @@ class _File:
                     self.span_floor[d.node.id] = min(floor, alternative.start)
                     break
 
+    def unlink(self) -> None:
+        """Forget the links :meth:`nest` made (parent to children and back, a cycle
+        holding each definition's node, and so the whole tree): once the file is
+        chunked, it is freed at once rather than by the cyclic collector, which a build
+        keeps off."""
+        for d in self.nested:
+            d.parent = None
+            d.children = []
+        self.nested = []
+
     def nest(self, ordered: list[_Def]) -> None:
         """Link each definition to its enclosing one, then name it in that scope."""
         stack: list[_Def] = []
+        self.nested.extend(ordered)
         for d in ordered:
             while stack and stack[-1].end_byte <= d.start_byte:
                 stack.pop()
@@ -562,7 +603,7 @@ class _File:
             top = parent
             parent = top.parent
         d.span_start, d.span_col = top.start_point
-        d.span_end = max(_last_row(top), _last_row(d.node))
+        d.span_end = max(_last_row(top), _end_row(d))
         floor = self.span_floor.get(d.node.id)
         if floor is not None and floor < d.span_start:
             d.span_start = floor
@@ -667,11 +708,7 @@ class _File:
 
     def only_closers(self, start: int, end: int) -> bool:
         words = self.spec.closing_words
-        for line in self.lines[start : end + 1]:
-            text = line.strip()
-            if set(text) - _CLOSERS and not (words and text.rstrip(")];,") in words):
-                return False
-        return True
+        return all(closes_block(line, words) for line in self.lines[start : end + 1])
 
     def emit_gap(self, start: int, end: int, owner: _Def | None, node: Node | None) -> None:
         trimmed = self.trim(start, end)
@@ -733,7 +770,7 @@ class _File:
             1 if d.kind == "constant" else config.long_definition_factor
         )
         if length > long:
-            for run_start, run_end in self.pack(start, end, d.node):
+            for run_start, run_end in self.pack(start, end, d.tail or d.node):
                 # A constant's first piece is module-level code, as it was unsplit.
                 first = "module" if d.kind == "constant" else d.kind
                 kind = first if run_start <= d.row <= run_end else "window"
@@ -870,7 +907,8 @@ class _File:
                     and outer.kind in FUNCTION_KINDS
                     and outer.qnames
                 ):
-                    symbols[index][f"{outer.qname}.{d.names[0]}"] = None
+                    for name in self.local_names(d, outer):
+                        symbols[index][name] = None
                 continue
             if d.kind == "impl":
                 continue
@@ -956,6 +994,18 @@ class _File:
             )
         return tuple(chunks)
 
+    def local_names(self, d: _Def, outer: _Def) -> list[str]:
+        """What the chunk of ``outer`` (a function) defines for a function ``d`` nested
+        in it: ``outer.inner`` for a named function, and for a function assigned to a
+        property there (``router.use = router.add = …`` in a factory) each target as
+        written, ``this.m`` read as ``outer.m``."""
+        if not any("." in name for name in d.names):
+            return [f"{outer.qname}.{d.names[0]}"]
+        names = [
+            f"{outer.qname}.{name[5:]}" if name.startswith("this.") else name for name in d.names
+        ]
+        return _rewrite(names, self.spec.symbol_rewrites)
+
     def fallback(self, language: str, captured: dict[str, list[Node]] | None = None) -> ChunkResult:
         """Windows for a file whose parse is mostly errors; with ``captured``, the
         top-level definitions that parsed cleanly all the same (the functions around
@@ -1012,7 +1062,7 @@ class _File:
             if d.parent is None
             and d.kind in CHUNK_KINDS
             and not d.node.has_error
-            and _last_row(d.node) > d.row
+            and _end_row(d) > d.row
         ]
         if not top:
             return []
@@ -1151,6 +1201,9 @@ def parse_and_chunk(
     source with its brace-splitting conditionals resolved, at the same offsets), so a
     caller that reads the syntax again (Rust's test modules) does not parse it twice."""
     file = _File(path, text, get_language(language), file_role, config)
-    result = file.run(language)
+    try:
+        result = file.run(language)
+    finally:
+        file.unlink()
     assert file.tree is not None
     return result, file.tree

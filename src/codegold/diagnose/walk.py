@@ -279,6 +279,35 @@ def _collapse_note(w: Walk, g: Group) -> str:
     )
 
 
+_DISCOUNTED_ROLES = frozenset({"migration", "generated"})
+
+
+def _policy_role_note(w: Walk, g: Group) -> str:
+    """The path policy gave the target's file a role that says "not the code in use"
+    (``migration``, ``generated``: ``src/migration/``, ``compat/``), which rankings
+    discount, and the label asked for no role. SPEC §4 has no cause for this: the chunk
+    satisfies the label, so the boundary that broke is still retrieval or ranking, but
+    the detail names the rule, since a wrong role is the path policy's (indexing) to fix.
+    A label that lists roles has said which it accepts (a chunk outside them is a
+    ``metadata_mismatch`` already)."""
+    for f in w.facts[g.id]:
+        if f.target.roles:
+            continue
+        for entry in f.inventory:
+            if str(entry.role) in _DISCOUNTED_ROLES and entry.rule:
+                w.evidence["policyRole"] = {
+                    "file": entry.path,
+                    "role": str(entry.role),
+                    "rule": entry.rule,
+                }
+                return (
+                    f"; {entry.path} is role {str(entry.role)!r} by path rule {entry.rule!r}, "
+                    "a role the label did not ask for and rankings discount (if it is "
+                    "wrong for this file, the path policy is the fix)"
+                )
+    return ""
+
+
 def _rank_cause(w: Walk, g: Group, pre: int | None, post: int | None) -> Diagnosis | None:
     cutoff = w.case.cutoff
     if post is None and w.attempt.candidates is None:
@@ -291,25 +320,28 @@ def _rank_cause(w: Walk, g: Group, pre: int | None, post: int | None) -> Diagnos
         return w.diag(
             Cause.RETRIEVAL_MISS,
             f"group {g.id!r}: a correct chunk is indexed but never entered the "
-            f"{len(w.attempt.candidates or ())} candidates",
+            f"{len(w.attempt.candidates or ())} candidates" + _policy_role_note(w, g),
         )
     if pre is not None and pre <= cutoff and (post is None or post > cutoff):
         where = f"rank {post}" if post else "out of the list"
         return w.diag(
             Cause.RERANKER_DEMOTION,
             f"group {g.id!r}: rank {pre} before reranking, {where} after (cutoff {cutoff})"
-            + _collapse_note(w, g),
+            + _collapse_note(w, g)
+            + _policy_role_note(w, g),
         )
     if post is not None and post > cutoff:
         return w.diag(
             Cause.BELOW_CUTOFF,
-            f"group {g.id!r}: first correct chunk at rank {post}, cutoff {cutoff}",
+            f"group {g.id!r}: first correct chunk at rank {post}, cutoff {cutoff}"
+            + _policy_role_note(w, g),
         )
     if post is None:
         return w.diag(
             Cause.BELOW_CUTOFF,
             f"group {g.id!r}: candidate at rank {pre} before reranking, dropped after"
-            + _collapse_note(w, g),
+            + _collapse_note(w, g)
+            + _policy_role_note(w, g),
         )
     return None
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from operator import attrgetter
-from typing import TypedDict
+from typing import TypedDict, cast
 
 from codegold._time import human_duration
 from codegold.attempts import Attempt, RetrievedChunk
@@ -28,6 +28,7 @@ from codegold.evaluate.graded import (
     graded_from,
 )
 from codegold.evaluate.records import CaseResult, ContextBudget, Diagnosis, RankedEntry
+from codegold.evaluate.scored import ScoredChunk
 from codegold.index.manifest import IndexManifest
 from codegold.roles import OWNERS, Cause, Match
 
@@ -165,7 +166,9 @@ def evaluate_case(
     """Score one attempt at the case's cutoff. Only the first ``cutoff`` chunks decide.
 
     ``mode`` says what produced the attempt (``live``, ``recorded`` or ``imported``);
-    an attempt that says it was imported is ``imported`` whatever the caller passed."""
+    an attempt that says it was imported is ``imported`` whatever the caller passed.
+    A :class:`~codegold.evaluate.scored.ScoredAttempt` is scored once: its chunks
+    become the record's entries."""
     if attempt is not None and attempt.mode == "imported":
         mode = "imported"
     base = _case_fields(case, mode)
@@ -386,28 +389,38 @@ def _scan(case: ResolvedCase, chunks: Sequence[RetrievedChunk]) -> _Scan:
     a forbidden prefix, those of a file a labelled span names, those with a claim, and
     duplicates, found per kind only when the list has any (a repeated id or file, an
     excerpt). Same results as :func:`duplicate_ranks` and
-    :func:`~codegold.evaluate.graded.graded_ndcg`'s pool, computed on the way."""
-    none = _NONE
-    entry = RankedEntry
-    entries = [
-        entry(
-            rank,
-            c.chunk_id,
-            c.file,
-            c.symbol,
-            c.role,
-            c.repository_revision,
-            c.score,
-            none,
-            c.start_line,
-            c.end_line,
-            False,
-            c.resolved,
-            None,
-            None,
-        )
-        for rank, c in enumerate(chunks, start=1)
-    ]
+    :func:`~codegold.evaluate.graded.graded_ndcg`'s pool, computed on the way.
+
+    The chunks of a :class:`~codegold.evaluate.scored.ScoredAttempt` are in their
+    entries' layout already: they become the entries, given their rank."""
+    entries: list[RankedEntry]
+    scored = bool(chunks) and type(chunks[0]) is _SCORED_CHUNK  # (no claim, no excerpt)
+    if scored:
+        entries = cast(list[RankedEntry], list(chunks))
+        for rank, e in enumerate(entries, start=1):
+            e.rank = rank
+    else:
+        none = _NONE
+        entry = RankedEntry
+        entries = [
+            entry(
+                rank,
+                c.chunk_id,
+                c.file,
+                c.symbol,
+                c.role,
+                c.repository_revision,
+                c.score,
+                none,
+                c.start_line,
+                c.end_line,
+                False,
+                c.resolved,
+                None,
+                None,
+            )
+            for rank, c in enumerate(chunks, start=1)
+        ]
     hits: dict[int, frozenset[int]] = {}
     satisfied: set[int] = set()
     within: set[int] = set()
@@ -422,15 +435,16 @@ def _scan(case: ResolvedCase, chunks: Sequence[RetrievedChunk]) -> _Scan:
         for i, file in enumerate(files):
             if span_files is None or file in span_files:
                 entries[i].covers_target_span = _covers(spanned, chunks[i])
-    if any(map(_CLAIM, chunks)):
+    if not scored and any(map(_CLAIM, chunks)):
         for i, chunk in enumerate(chunks):
             if chunk.claim is not None:
                 entries[i].claim_mismatch = claim_mismatch(chunk)
-    for rank, above in _duplicates(chunks, files).items():
+    for rank, above in _duplicates(chunks, files, excerpts=not scored).items():
         entries[rank - 1].duplicate_of = above
     return _Scan(entries, hits, satisfied, within, pool)
 
 
+_SCORED_CHUNK: type = ScoredChunk  # (the chunks are typed as retrieved ones)
 _FILE = attrgetter("file")
 _CHUNK_ID = attrgetter("chunk_id")
 _CLAIM = attrgetter("claim")
@@ -547,10 +561,13 @@ class _FileNames:
             at = joined.find(key, at + 1)
 
 
-def _duplicates(chunks: Sequence[RetrievedChunk], files: list[str]) -> dict[int, int]:
+def _duplicates(
+    chunks: Sequence[RetrievedChunk], files: list[str], *, excerpts: bool = True
+) -> dict[int, int]:
     """rank -> the smallest rank above it that the chunk duplicates (graded.
     duplicate_ranks): the same id, an overlapping span of the same file, or the same
-    non-blank excerpt. Each kind is looked for only when the list can have one."""
+    non-blank excerpt. Each kind is looked for only when the list can have one
+    (``excerpts``: when its chunks may carry any)."""
     n = len(chunks)
     out: dict[int, int] = {}
 
@@ -581,7 +598,7 @@ def _duplicates(chunks: Sequence[RetrievedChunk], files: list[str]) -> dict[int,
                     found(rank, above)
                     break
             later.append(rank)
-    if any(map(_EXCERPT, chunks)):
+    if excerpts and any(map(_EXCERPT, chunks)):
         texts: dict[str, int] = {}
         for rank, chunk in enumerate(chunks, start=1):
             excerpt = chunk.excerpt

@@ -719,8 +719,7 @@ def _chunk_all(
             ]
         )
     else:
-        target = max(100_000, total_bytes // (workers * 12))
-        batches = _batches(todo, jobs, target_bytes=target)
+        batches = _batches(todo, jobs, workers=workers, min_bytes=100_000)
         config_raw = dataclasses.asdict(options.chunker)
         payloads = [
             msgspec.msgpack.encode([[jobs[i] for i in batch], config_raw, version])
@@ -772,16 +771,31 @@ def _chunk_all(
     return assembly
 
 
-def _batches(todo: list[int], jobs: Sequence[_FileJob], *, target_bytes: int) -> list[list[int]]:
+#: A batch holds about the bytes still to hand out over this many per worker.
+BATCH_SHARE = 4
+
+
+def _batches(
+    todo: list[int], jobs: Sequence[_FileJob], *, workers: int, min_bytes: int
+) -> list[list[int]]:
+    """Consecutive runs of ``todo`` (file order, as the assembly takes them), each about
+    the bytes not yet handed out over ``workers * BATCH_SHARE`` and at least
+    ``min_bytes``: large first, small at the end, so that the workers finish together
+    (equal batches left one worker alone with the last, half a batch on average)."""
+    sizes = [len(jobs[i].data or b"") for i in todo]
+    left = sum(sizes)
     batches: list[list[int]] = []
     current: list[int] = []
     size = 0
-    for i in todo:
+    target = max(min_bytes, left // (workers * BATCH_SHARE))
+    for i, n in zip(todo, sizes, strict=True):
         current.append(i)
-        size += len(jobs[i].data or b"")
-        if size >= target_bytes:
+        size += n
+        if size >= target:
             batches.append(current)
+            left -= size
             current, size = [], 0
+            target = max(min_bytes, left // (workers * BATCH_SHARE))
     if current:
         batches.append(current)
     return batches

@@ -33,6 +33,8 @@ from codegold.lint.revision import (
     _Revision,
     _similar_paths,
     _under,
+    describe_spans,
+    nearest_span,
 )
 
 
@@ -439,9 +441,9 @@ def _lines_finding(
                 )
         return
     spans = rev.spans(files, t.symbol)
-    if not spans or _lines_agree(t.lines, spans):
+    if not spans or _lines_agree(t.lines, spans, rev.text):
         return
-    s = spans[0]
+    s = nearest_span(spans, t.lines, t.roles)
     inside = "" if s.primary else f" (the span of its chunk, {s.container or 'a container'})"
     out.add(
         Severity.WARNING,
@@ -449,7 +451,7 @@ def _lines_finding(
         where,
         [*slot.parts, "lines"],
         f"labelled lines {label}, but {t.symbol} is at {s.start}-{s.end} in {s.file} at "
-        f"{rev.short}{inside}",
+        f"{rev.short}{inside}{describe_spans(s, spans)}",
     )
 
 

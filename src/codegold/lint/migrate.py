@@ -15,7 +15,15 @@ from codegold.index.store import LoadedIndex
 from codegold.lint.document import _render, _Slot, _slots
 from codegold.lint.labels import _revision_view
 from codegold.lint.model import Part, ReadText, Renames, _plain
-from codegold.lint.revision import _Candidate, _lines_agree, _plural, _Revision, _Span, _under
+from codegold.lint.revision import (
+    _Candidate,
+    _lines_agree,
+    _plural,
+    _Revision,
+    _Span,
+    _under,
+    nearest_span,
+)
 from codegold.lint.similar import similar_body
 
 
@@ -184,8 +192,8 @@ def _move_target(
     if facts.exists:
         if t.lines is not None and t.symbol is not None:
             spans = new.spans(facts.files, t.symbol)
-            if spans and not _lines_agree(t.lines, spans):
-                s = spans[0]
+            if spans and not _lines_agree(t.lines, spans, new.text):
+                s = nearest_span(spans, t.lines, t.roles)
                 return move(
                     Verdict.LINES,
                     _with_span(t, s),
@@ -200,7 +208,7 @@ def _move_target(
             spans = new.spans(moved.files, t.symbol) if t.symbol else []
             return move(
                 Verdict.RENAMED,
-                _with_span(target, spans[0] if spans else None),
+                _with_span(target, nearest_span(spans, t.lines, t.roles) if spans else None),
                 f"git renamed {t.file} → {renamed[t.file]}",
             )
 

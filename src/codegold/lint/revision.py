@@ -4,15 +4,21 @@ inventory, file text."""
 from __future__ import annotations
 
 import bisect
+import functools
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 from codegold.cases.match import symbol_matches
 from codegold.cases.model import Lines, Target
-from codegold.diagnose.targets import TargetFacts, target_facts
+from codegold.chunking.languages import get_language
+from codegold.chunking.structural import closes_block
+from codegold.diagnose.targets import TargetFacts, code_span, target_facts
+from codegold.errors import InputError
 from codegold.index.store import IndexedChunk, LoadedIndex
 from codegold.lint.model import _MAX_TEXT_READS, _SPAN_GAP, ReadText
+
+_SHOWN_SPANS = 8  # spans listed in a message
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +29,11 @@ class _Span:
     symbol: str  # the name the index gives the definition
     primary: bool  # the chunk's own symbol (False: a member listed in ``symbols``)
     container: str | None = None  # a member's chunk symbol (its class, impl, ...)
+    role: str = "definition"  # the role of the (first) chunk
+    language: str = ""
+
+    def describe(self) -> str:
+        return f"{self.start}-{self.end}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +93,11 @@ class _Revision:
     def spans(self, files: Sequence[str], symbol: str) -> list[_Span]:
         """Where ``symbol`` is defined in ``files``: definitions first, then members.
 
-        The pieces of one long definition (consecutive chunks with the same symbol)
-        make one span.
+        The pieces of one long definition make one span: a chunk carrying the symbol
+        without defining it (a long function's ``window`` continuation, the rest of a
+        split container's body) extends the span before it. A chunk that defines the
+        symbol again starts a span of its own: overloads share one name, and their lines
+        tell them apart.
         """
         primary: list[_Span] = []
         members: list[_Span] = []
@@ -96,18 +110,38 @@ class _Revision:
                         last is not None
                         and last.file == path
                         and last.symbol == c.symbol
+                        and c.symbol not in c.symbols
                         and c.start_line <= last.end + _SPAN_GAP
                     ):
-                        primary[-1] = _Span(
-                            path, last.start, max(last.end, c.end_line), c.symbol, True
-                        )
+                        primary[-1] = replace(last, end=max(last.end, c.end_line))
                     else:
-                        primary.append(_Span(path, c.start_line, c.end_line, c.symbol, True))
+                        primary.append(
+                            _Span(
+                                path,
+                                c.start_line,
+                                c.end_line,
+                                c.symbol,
+                                True,
+                                role=c.role,
+                                language=c.language,
+                            )
+                        )
                 elif symbol_matches(symbol, None, c.symbols):
                     # The first name symbol_matches accepted (it folds `#`, `::`, so a raw
                     # comparison can miss: `notFoundHandler` matches `Hono.#notFoundHandler`).
                     name = next(n for n in c.symbols if symbol_matches(symbol, None, (n,)))
-                    members.append(_Span(path, c.start_line, c.end_line, name, False, c.symbol))
+                    members.append(
+                        _Span(
+                            path,
+                            c.start_line,
+                            c.end_line,
+                            name,
+                            False,
+                            c.symbol,
+                            role=c.role,
+                            language=c.language,
+                        )
+                    )
         return primary + members
 
     def definitions(self, symbol: str, *, exact: bool) -> list[_Candidate]:
@@ -124,7 +158,7 @@ class _Revision:
         for (path, name), chunks in sorted(found.items()):
             spans = [s for s in self.spans([path], name) if s.symbol == name]
             span = (
-                spans[0]
+                nearest_span(spans)
                 if spans
                 else _Span(path, chunks[0].start_line, chunks[0].end_line, name, False)
             )
@@ -133,18 +167,89 @@ class _Revision:
         return out
 
 
-def _lines_agree(lines: Lines, spans: Sequence[_Span]) -> bool:
-    """A labelled span agrees when it lies inside a definition and ends where it ends.
+def _lines_agree(lines: Lines, spans: Sequence[_Span], text: Callable[[str], str | None]) -> bool:
+    """A labelled span agrees when it lies inside a definition and ends where its code does.
 
     The start may differ: a chunk carries the comments and decorators above a
-    definition, a label may not. A member inside a container (``Client.send`` in the
-    ``Client`` chunk) can only be checked for containment.
+    definition, a label may not. The end is compared on code: the chunk of a class's
+    last method runs on through the class's closing ``}`` or ``end`` (the chunker folds
+    such lines into the chunk before them), so lines after the label that hold only
+    closers, comments or nothing are outside the definition. Blank lines at the label's
+    ends do not count either (as in diagnosis). A member inside a container
+    (``Client.send`` in the ``Client`` chunk) can only be checked for containment.
+    ``text`` reads a file of the spans.
     """
     for s in spans:
-        inside = s.start <= lines.start and lines.end <= s.end
-        if inside and (not s.primary or lines.end == s.end):
+        source = text(s.file)
+        start, end = code_span((lines.start, lines.end), source)
+        if not (s.start <= start and end <= s.end):
+            continue
+        if not s.primary or end == s.end:
+            return True
+        if source is not None and _only_trailers(source, end + 1, s.end, s.language):
             return True
     return False
+
+
+def nearest_span(
+    spans: Sequence[_Span], lines: Lines | None = None, roles: Sequence[str] | None = None
+) -> _Span:
+    """The span a label most likely means: one in a role it accepts (a definition over a
+    forward declaration when it names none), then the one overlapping its lines most,
+    then the nearest; a definition of the symbol before a member listed in a container."""
+
+    def key(s: _Span) -> tuple[bool, int, int, bool, int, int]:
+        misfit = s.role not in roles if roles else s.role == "declaration"
+        if lines is None:
+            return misfit, 0, 0, not s.primary, s.start, s.end
+        overlap = min(lines.end, s.end) - max(lines.start, s.start) + 1
+        gap = max(lines.start - s.end, s.start - lines.end, 0)
+        return misfit, -max(overlap, 0), gap, not s.primary, s.start, s.end
+
+    return min(spans, key=key)
+
+
+def describe_spans(chosen: _Span, spans: Sequence[_Span]) -> str:
+    """What else defines the name: the overloads beside ``chosen``, its declarations."""
+    mine = [s for s in spans if s.primary and s.file == chosen.file and s.symbol == chosen.symbol]
+    definitions = [s for s in mine if s.role != "declaration"]
+    declarations = [s for s in mine if s.role == "declaration" and s != chosen]
+    out = ""
+    if len(definitions) > 1:
+        shown = ", ".join(s.describe() for s in definitions[:_SHOWN_SPANS])
+        more = (
+            f" and {len(definitions) - _SHOWN_SPANS} more"
+            if len(definitions) > _SHOWN_SPANS
+            else ""
+        )
+        out += (
+            f"; {len(definitions)} definitions share the name there (overloads; their "
+            f"lines tell them apart): {shown}{more}"
+        )
+    if declarations:
+        out += f"; declared at {', '.join(s.describe() for s in declarations[:_SHOWN_SPANS])}"
+    return out
+
+
+_COMMENT_STARTS = ("//", "/*", "*", "#", "--")
+
+
+def _only_trailers(text: str, first: int, last: int, language: str) -> bool:
+    """Lines ``first``..``last`` (1-based) hold only closers, comments or nothing."""
+    words = _closing_words(language)
+    lines = text.split("\n")[first - 1 : last]
+    return all(
+        not line.strip() or line.lstrip().startswith(_COMMENT_STARTS) or closes_block(line, words)
+        for line in lines
+    )
+
+
+@functools.cache
+def _closing_words(language: str) -> frozenset[str]:
+    try:
+        return get_language(language).closing_words
+    except InputError:  # a language the structural chunker does not parse
+        return frozenset()
 
 
 def _similar_paths(rev: _Revision, path: str) -> list[str]:

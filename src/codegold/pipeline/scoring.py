@@ -214,6 +214,23 @@ class SplitSource:
             middle = size // 2 + len(handle.readline())
         return middle if middle < size else None
 
+    def read(
+        self, span: tuple[int, int, int] | None = None, seen: set[str] | None = None
+    ) -> Iterator[Attempt]:
+        """The attempts of the file (of ``span``, as :func:`iter_attempts` reads it),
+        read straight into their records' layout where they fit (scored once, by
+        :func:`stream_run`, they are not kept)."""
+        from codegold.evaluate.scored import ScoringDecoder
+
+        return iter_attempts(
+            self.path,
+            known_cases=self.known,
+            assume_revision=self.assume_revision,
+            span=span,
+            seen=seen,
+            decode=ScoringDecoder(),
+        )
+
 
 def _spare_workers() -> int:
     """Two when a second process would get a core of its own, else one: on a machine
@@ -285,7 +302,10 @@ def stream_run(
                     attempts_digest()
             _score_halves(split, middle, arrivals, ledger, tally, spool)
         else:
-            for attempt in ledger.watch(attempts()):
+            # the split source reads the same attempts, straight into their records'
+            # layout, when nothing keeps them for later
+            read = split.read if split is not None and not held_failures else attempts
+            for attempt in ledger.watch(read()):
                 arrivals.add(attempt)
         by_case, repeated = arrivals.by_case, arrivals.repeated
         seen, imported = arrivals.seen, arrivals.imported
@@ -426,15 +446,7 @@ def _score_halves(
     seen_ids: set[str] = set()
 
     def read_here(start: int, end: int, first_line: int) -> None:
-        for attempt in ledger.watch(
-            iter_attempts(
-                split.path,
-                known_cases=split.known,
-                assume_revision=split.assume_revision,
-                span=(start, end, first_line),
-                seen=seen_ids,
-            )
-        ):
+        for attempt in ledger.watch(split.read((start, end, first_line), seen_ids)):
             arrivals.add(attempt)
 
     size = split.path.stat().st_size
@@ -556,13 +568,7 @@ def _score_span(
     records: list[tuple[str, str | None]] = []
     attempt_ids: list[str] = []
     at = seen = imported = 0
-    attempts = iter_attempts(
-        split.path,
-        known_cases=split.known,
-        assume_revision=split.assume_revision,
-        span=(middle, size, 1),
-    )
-    for attempt in ledger.watch(attempts):
+    for attempt in ledger.watch(split.read((middle, size, 1))):
         attempt_ids.append(attempt.attempt_id)
         seen += 1
         imported += attempt.mode == "imported"

@@ -88,7 +88,11 @@ class RetrieverConfig:
     """
 
     fusion: str = "rrf"
-    rrf_k: float = 20.0
+    # 25, not 20: a flatter reciprocal-rank curve lets the role, coverage and hub
+    # factors reorder code chunks that lexical ranks below many tests and docs (tuned
+    # with hub_lines and w_callee on the v5+v6 development suites, 464 -> 472 of 638;
+    # 20 older suites 279 -> 279 of 348)
+    rrf_k: float = 25.0
     w_lexical: float = 3.0
     w_symbol: float = 1.5
     w_reference: float = 0.3
@@ -99,7 +103,7 @@ class RetrieverConfig:
     phrase_fragments: float = 1.0
     # functions the named definition calls ("how does c.ShouldBind pick JSON vs XML":
     # the answer is often in binding.Default, which ShouldBind calls); 0: off
-    w_callee: float = 1.0
+    w_callee: float = 2.0
     # a pasted message found in a message table (``'object.unknown': '… is not
     # allowed'``): the code that raises it by its key; 0: off
     w_raise: float = 3.0
@@ -138,6 +142,14 @@ class RetrieverConfig:
     # a question about the code (definition, general, configuration intent): test and
     # docs chunks, at most this many before every code chunk has had its turn (0: off)
     max_asides: int = 1
+    # the same question: test code (by its role, or by a path that reads as a test
+    # suite or harness: ``testes/``, ``ltests.h``) and type stubs beside their
+    # implementation (``.pyi``, ``.rbs``, ``.d.ts``), at most this many before every
+    # code chunk has had its turn; -1: they count among ``max_asides`` instead
+    max_tooling: int = 0
+    # the same question, when test code and stubs take the lexical candidates: the
+    # best other chunks below them join until this many are candidates (0: off)
+    code_candidates: int = 20
     expand_neighbors: int = 0
     # dense: "rerank" (cosine over the top ``rerank_depth`` lexical results, fused by
     # reciprocal rank with the lexical rank), "fuse" (a first-stage signal over the
@@ -158,7 +170,9 @@ class RetrieverConfig:
     # pasted message, no open file, not asking for usage or tests)
     rerank_scope: str = "all"
     coverage_strength: float = 0.2
-    hub_lines: int = 120
+    # a type or module chunk longer than this is a hub for a question that does not
+    # name it (its penalty grows as (hub_lines / lines) ** hub_power)
+    hub_lines: int = 80
     hub_power: float = 0.5
     sibling_factor: float = 0.4
     # without the model: the coverage and hub factors still apply to the top

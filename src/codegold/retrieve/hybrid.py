@@ -75,6 +75,9 @@ class HybridRetriever:
         self._builds: dict[str, tuple[bool, frozenset[str]]] = {}
         self._query_words: tuple[object, set[str]] = (None, set())
         self._callee_rows: dict[int, list[list[int]]] = {}
+        self._file_kinds: dict[str, str | None] = {}
+        self._code: Any = None
+        self._tooling_only: tuple[object, bool] = (None, False)
 
     # -- signals ---------------------------------------------------------------
 
@@ -86,15 +89,50 @@ class HybridRetriever:
         shorts = [_ABBREVIATIONS[w.lower()] for w in analysis.words if w.lower() in _ABBREVIATIONS]
         weight = self.config.abbreviation_weight
         if not shorts or weight <= 0:
-            return self.index.lexical.top(terms, self.config.candidates_per_signal)
-        # "environment variable": code writes ENV; the short form counts for less
-        weights: dict[str, float] = {}
-        for term in terms:
-            weights[term] = weights.get(term, 0.0) + 1.0
-        for short in shorts:
-            weights[short] = weights.get(short, 0.0) + weight
-        scores = self.index.lexical.weighted_scores(weights)
-        return top_k(scores, self.config.candidates_per_signal)
+            scores = self.index.lexical.scores(terms)
+        else:
+            # "environment variable": code writes ENV; the short form counts for less
+            weights: dict[str, float] = {}
+            for term in terms:
+                weights[term] = weights.get(term, 0.0) + 1.0
+            for short in shorts:
+                weights[short] = weights.get(short, 0.0) + weight
+            scores = self.index.lexical.weighted_scores(weights)
+        return self._with_code(top_k(scores, self.config.candidates_per_signal), scores, analysis)
+
+    def _with_code(
+        self, hits: list[tuple[int, float]], scores: Any, analysis: QueryAnalysis
+    ) -> list[tuple[int, float]]:
+        """The lexical hits of a question about the code, followed, when test code and
+        stubs crowd out the code (fewer than ``code_candidates`` other chunks among
+        them), by the best code chunks below them: ``Logger.opt`` is written a hundred
+        times in tests/test_opt.py and once where it is defined, and the code around
+        the definition should still be a candidate."""
+        want = self.config.code_candidates
+        if want <= 0 or analysis.intent not in _ASIDE_INTENTS:
+            return hits
+        if len(hits) < self.config.candidates_per_signal:
+            return hits  # every chunk that holds a term is in already
+        code = self._code_rows()
+        have = sum(1 for row, _ in hits if code[row])
+        if have >= want:
+            return hits
+        present = {row for row, _ in hits}
+        below = top_k(np.where(code, scores, 0.0).astype(np.float32), want + len(hits))
+        extra = [(row, score) for row, score in below if row not in present]
+        return hits + extra[: want - have]
+
+    def _code_rows(self) -> Any:
+        """Per chunk, whether it is code: a definition, declaration or call site that is
+        not test code, a test harness or a stub (nor docs, configuration, …)."""
+        if self._code is None:
+            chunks = self.index.chunks
+            self._code = np.fromiter(
+                (c.role in _CODE_ROLES and self._file_kind(c) is None for c in chunks),
+                dtype=bool,
+                count=len(chunks),
+            )
+        return self._code
 
     def _symbol_names(self, analysis: QueryAnalysis) -> list[tuple[str, float]]:
         """Names to look up, with a weight: code-looking identifiers fully, plain
@@ -348,14 +386,15 @@ class HybridRetriever:
             "raise": (cfg.w_raise, self._raise_sites(analysis) if cfg.w_raise > 0 else []),
         }
         fused, explanations = self._fuse(signals)
-        candidates = _order(fused)
+        retrieved = _order(fused)
         filters = _filters(context)
-        ranked = self._adjust(candidates, explanations, analysis, context)
+        ranked = self._adjust(retrieved, explanations, analysis, context)
+        candidates = _pre_rerank(ranked, retrieved[: max(cfg.depth, cfg.candidates_per_signal)])
         ranked = self._refine(ranked, analysis, explanations, context)
         return SearchResult(
             analysis=analysis,
             filters=filters,
-            candidates=candidates[: max(cfg.depth, cfg.candidates_per_signal)],
+            candidates=candidates,
             ranked=ranked[: cfg.depth],
             explanations=explanations,
         )
@@ -432,7 +471,7 @@ class HybridRetriever:
         if cfg.collapse_duplicates:
             ranked = self._collapse(ranked, explanations)
         if cfg.max_per_symbol:
-            ranked = self._diversify(ranked, analysis, explanations)
+            ranked = self._diversify(ranked, analysis, explanations, context)
         if cfg.expand_neighbors:
             ranked = self._expand(ranked)
         return ranked
@@ -624,6 +663,8 @@ class HybridRetriever:
         ranked = issue.chunk_order(
             self.index, files, evidence, cfg.depth, share=cfg.issue_chunk_share
         )
+        if cfg.max_tooling >= 0 and self._tooling_aside(analysis, context):
+            ranked = self._tooling_last(ranked, analysis)
         file_rank = {path: (n, score) for n, (path, score) in enumerate(files, start=1)}
         explanations: dict[int, Explanation] = {}
         for row, score in ranked:
@@ -639,6 +680,33 @@ class HybridRetriever:
             ranked=ranked,
             explanations=explanations,
         )
+
+    def _tooling_last(
+        self, ranked: list[tuple[int, float]], analysis: QueryAnalysis
+    ) -> list[tuple[int, float]]:
+        """An issue report's chunks with test code and stubs after the rest (beyond the
+        first ``max_tooling``), in order; scores still fall along the order. The
+        reproducer in a report matches the tests, and a stub repeats the signature the
+        report calls, but the fix is in the code."""
+        chunks = self.index.chunks
+        head: list[tuple[int, float]] = []
+        tail: list[tuple[int, float]] = []
+        allowed = self.config.max_tooling
+        for row, score in ranked:
+            if self._tooling(chunks[row], analysis):
+                if allowed <= 0:
+                    tail.append((row, score))
+                    continue
+                allowed -= 1
+            head.append((row, score))
+        if not tail:
+            return ranked
+        out: list[tuple[int, float]] = []
+        for row, score in head + tail:
+            if out and score >= out[-1][1]:
+                score = out[-1][1] * 0.999
+            out.append((row, score))
+        return out
 
     def _factors(
         self,
@@ -778,6 +846,74 @@ class HybridRetriever:
             self._test_only = (analysis, found)
         return self._test_only[1]
 
+    def _file_kind(self, chunk: IndexedChunk) -> str | None:
+        """``test`` for test code: by its role, or by a path that reads as a test suite
+        or harness where the path policy saw source (``testes/``, ``ltests.h``,
+        ``e2e-tests/``); ``stub`` for a type stub or signature file beside the code it
+        describes (``loguru/__init__.pyi`` by ``__init__.py``, ``sig/http.rbs`` for
+        ``lib/http.rb``, ``index.d.ts`` by ``index.js``); else None. The path's verdict
+        is worked out once per file; a test chunk of a source file (Rust's ``mod
+        tests``) is test code by its own role."""
+        if chunk.role == "test" or chunk.file_role == "test":
+            return "test"
+        path = chunk.file
+        if path in self._file_kinds:
+            return self._file_kinds[path]
+        kind: str | None = None
+        if chunk.file_role == "source":
+            if _TEST_SUITE.search(path):
+                kind = "test"
+            elif self._describes_code(path):
+                kind = "stub"
+        self._file_kinds[path] = kind
+        return kind
+
+    def _describes_code(self, path: str) -> bool:
+        """A stub whose implementation the index holds: the same name with the code's
+        extension in the same folder, or in a folder that mirrors the stub's below its
+        top (``sig/http/client.rbs``, ``lib/http/client.rb``)."""
+        m = _STUB.search(path)
+        if m is None:
+            return False
+        base = path[: m.start()]
+        files = self.index.rows_by_file
+        implementations = _STUB_IMPLEMENTATIONS[m.group(1)]
+        if any(base + ext in files for ext in implementations):
+            return True
+        below = base.split("/", 1)[1] if "/" in base else base
+        ends = tuple("/" + below + ext for ext in implementations)
+        return any(f.endswith(ends) or f in ends for f in files)
+
+    def _tooling(self, chunk: IndexedChunk, analysis: QueryAnalysis) -> bool:
+        """Test code or a type stub (see :meth:`_file_kind`) that the question does not
+        ask for: a stub counts unless the question speaks of types or signatures, and
+        neither counts in a file the question names by path."""
+        kind = self._file_kind(chunk)
+        if kind is None:
+            return False
+        if kind == "stub" and _ASKS_TYPES.search(analysis.raw):
+            return False
+        return not any(chunk.file == p or chunk.file.endswith("/" + p) for p in analysis.paths)
+
+    def _tooling_aside(self, analysis: QueryAnalysis, context: Context | None) -> bool:
+        """Whether test code and stubs wait for every code chunk: not when the open
+        file is one of them, nor when some name the question writes is defined only
+        there (``where is the rgtest! macro defined``, a type alias only a stub spells)."""
+        if context is not None and context.open_file:
+            rows = self.index.rows_by_file.get(context.open_file)
+            if rows and self._file_kind(self.index.chunks[rows[0]]) is not None:
+                return False
+        if self._tooling_only[0] is not analysis:
+            chunks = self.index.chunks
+            only = False
+            for ident in analysis.identifiers:
+                rows = self.index.symbols.definitions(ident)
+                if rows and all(self._file_kind(chunks[r]) is not None for r in rows):
+                    only = True
+                    break
+            self._tooling_only = (analysis, only)
+        return not self._tooling_only[1]
+
     def _role_factor(
         self, chunk: IndexedChunk, analysis: QueryAnalysis, role: str | None = None
     ) -> float:
@@ -803,6 +939,8 @@ class HybridRetriever:
             and _TESTING.search(chunk.file)
         ):
             role = "test"  # a testing utility (click/testing.py, django/test/) is test tooling
+        elif role in _CODE_ROLES and self._file_kind(chunk) == "test":
+            role = "test"  # a test suite or harness the path policy took as source
         factor = table.get(role)
         return 1.0 - cfg.role_strength * 0.5 if factor is None else factor
 
@@ -878,6 +1016,7 @@ class HybridRetriever:
         ranked: list[tuple[int, float]],
         analysis: QueryAnalysis,
         explanations: dict[int, Explanation],
+        context: Context | None = None,
     ) -> list[tuple[int, float]]:
         """Chunks that would crowd the cutoff go after every other chunk has had its turn:
 
@@ -887,7 +1026,9 @@ class HybridRetriever:
           a name it writes (the named class, its constructors and overloads fill the
           cutoff while the answer is the code they call or share the file with);
         * for an implementation question (not one about tests, examples or docs), more
-          than ``max_asides`` test and docs chunks.
+          than ``max_asides`` docs chunks, and more than ``max_tooling`` chunks of test
+          code or of type stubs (see :meth:`_tooling`; with ``max_tooling`` -1, test
+          chunks count among ``max_asides``).
         """
         cfg = self.config
         prose = _prose_question(analysis)
@@ -895,14 +1036,24 @@ class HybridRetriever:
         if prose and cfg.max_per_symbol_prose:
             limit = cfg.max_per_symbol_prose
         named_cap = cfg.max_named if prose and analysis.identifiers else 0
-        aside_cap = cfg.max_asides if analysis.intent in _ASIDE_INTENTS else 0
+        about_code = analysis.intent in _ASIDE_INTENTS
+        aside_cap = cfg.max_asides if about_code else 0
+        tooling_cap = -1
+        if about_code and cfg.max_tooling >= 0 and self._tooling_aside(analysis, context):
+            tooling_cap = cfg.max_tooling
+        aside_roles = _ASIDE_ROLES if tooling_cap < 0 else _DOCS_ROLES
         seen: dict[tuple[str, str], int] = {}
-        named = asides = 0
+        named = asides = tooling = 0
         head: list[tuple[int, float]] = []
         tail: list[tuple[int, float]] = []
         for row, score in ranked:
             chunk = self.index.chunks[row]
-            if aside_cap and chunk.role in _ASIDE_ROLES:
+            if tooling_cap >= 0 and self._tooling(chunk, analysis):
+                tooling += 1
+                if tooling > tooling_cap:
+                    tail.append((row, score))
+                    continue
+            elif aside_cap and chunk.role in aside_roles:
                 asides += 1
                 if asides > aside_cap:
                     tail.append((row, score))
@@ -1057,6 +1208,32 @@ _MODEL_CAPS = ("legacy", "generated", "qualifier")
 #: questions about the code itself, for which tests and docs are asides
 _ASIDE_INTENTS = frozenset([Intent.DEFINITION, Intent.GENERAL, Intent.CONFIGURATION])
 _ASIDE_ROLES = frozenset(["test", "docs"])
+_DOCS_ROLES = frozenset(["docs"])
+_CODE_ROLES = frozenset(["definition", "declaration", "call_site"])
+#: a test suite or harness by its path, beyond the path policy's patterns: a folder or
+#: file named as tests (``testes/``, ``unittests/``, ``e2e-tests/``, ``test_utils/``,
+#: ``ltests.h``, ``parser_test.c``); English words ending in "tests" are not, nor is a
+#: file named just ``test`` (``adapter/test.rb``: a library's test adapter is its code)
+_TEST_SUITE = re.compile(
+    r"(?:^|/)(?!(?:con|pro|at|de)tests[/.])"
+    r"(?:\w*tests|testes|test[-_][\w-]+|[\w-]+[-_]tests?)(?:/|\.\w+$)",
+    re.I,
+)
+#: type stubs and signature files, and the extensions of the code each describes
+_STUB = re.compile(r"\.(pyi|rbs|d\.ts|d\.mts|d\.cts)$")
+_STUB_IMPLEMENTATIONS = {
+    "pyi": (".py",),
+    "rbs": (".rb",),
+    "d.ts": (".js", ".jsx"),
+    "d.mts": (".mjs",),
+    "d.cts": (".cjs",),
+}
+#: a question about types or signatures, which a stub answers
+_ASKS_TYPES = re.compile(
+    r"\b(?:types?|typed|typing|typings|type hints?|signatures?|annotations?|annotated|"
+    r"stubs?|overloads?|generics?|declarations?|pyi|rbs|d\.ts)\b",
+    re.I,
+)
 _TESTING = re.compile(r"(?:^|/)(?:test|tests|testing|fixtures?|mocks?|fakes?)(?:/|\.\w+$)")
 _VERSION_WORD = re.compile(r"\bv\d+\b")
 
@@ -1324,6 +1501,18 @@ def _fragments(phrases: tuple[str, ...]) -> list[str]:
 
 def _order(scores: dict[int, float]) -> list[tuple[int, float]]:
     return sorted(scores.items(), key=lambda rs: (-rs[1], rs[0]))
+
+
+def _pre_rerank(
+    first_stage: list[tuple[int, float]], retrieved: list[tuple[int, float]]
+) -> list[tuple[int, float]]:
+    """The attempt's ``candidates`` (SPEC §2: the pre-rerank list): the rows candidate
+    generation retrieved, in the order and with the scores the first stage gave them
+    (role, legacy, sibling and context factors applied; rows a filter dropped left out),
+    which is the list the rerank stage receives. Recording the fused order instead
+    would make diagnosis blame the reranker for what the first-stage factors did."""
+    kept = {row for row, _ in retrieved}
+    return [(row, score) for row, score in first_stage if row in kept]
 
 
 def _filters(context: Context | None) -> dict[str, Any]:

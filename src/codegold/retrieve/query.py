@@ -415,13 +415,20 @@ def _intent_of(query: str) -> Intent:
         and not query.rstrip().endswith("?")
         and _PASTED_SHAPE.search(query) is not None
     )
+    # what the asker asks is in their own words, not in the values they quote: the
+    # "foo://example.com/" of "why does set_scheme fail on …" asks for no example
+    asked = _VALUES.sub(" ", query)
     for candidate_intent, pattern in _INTENT_RULES:
         if candidate_intent is Intent.TEST and (asks_why or pasted):
             # "our golden test on cmp.Diff flakes - why?": the cause is in the code
             continue
-        if pattern.search(query):
+        if pattern.search(asked):
             return candidate_intent
     return Intent.GENERAL
+
+
+#: quoted values and URLs in a question (an apostrophe inside a word quotes nothing)
+_VALUES = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|(?<!\w)'[^'\n]*'(?!\w)|\b\w+://\S+")
 
 
 def _issue_code_identifiers(query: str) -> list[str]:

@@ -25,6 +25,73 @@
         right: (assignment_expression
           left: (member_expression property: (property_identifier)) @name
           right: [(function_expression) (arrow_function) (generator_function)])))) @definition.function)
+; A variable and properties assigned one function in one statement, `var serve =
+; exports.serve = function serve(root) {…}`, `const a = b.c = d.e = () => …`: every target.
+(program
+  [(lexical_declaration
+     (variable_declarator
+       name: (identifier) @name
+       value: [(assignment_expression
+                left: (member_expression property: (property_identifier)) @name @_target
+                right: [(function_expression) (arrow_function) (generator_function)])
+               (assignment_expression
+                left: (member_expression property: (property_identifier)) @name @_target
+                right: (assignment_expression
+                  left: (member_expression property: (property_identifier)) @name @_target
+                  right: [(function_expression) (arrow_function) (generator_function)]))]))
+   (variable_declaration
+     (variable_declarator
+       name: (identifier) @name
+       value: [(assignment_expression
+                left: (member_expression property: (property_identifier)) @name @_target
+                right: [(function_expression) (arrow_function) (generator_function)])
+               (assignment_expression
+                left: (member_expression property: (property_identifier)) @name @_target
+                right: (assignment_expression
+                  left: (member_expression property: (property_identifier)) @name @_target
+                  right: [(function_expression) (arrow_function) (generator_function)]))]))
+   (export_statement
+     (lexical_declaration
+       (variable_declarator
+         name: (identifier) @name
+         value: (assignment_expression
+           left: (member_expression property: (property_identifier)) @name @_target
+           right: [(function_expression) (arrow_function) (generator_function)]))))
+  ] @definition.function
+  (#not-eq? @_target "module.exports"))
+; `const Legacy = module.exports = function Legacy(options) {…}`: by the variable.
+(program
+  [(lexical_declaration
+     (variable_declarator
+       name: (identifier) @name
+       value: (assignment_expression
+         left: (member_expression) @_exports
+         right: [(function_expression) (arrow_function) (generator_function)])))
+   (variable_declaration
+     (variable_declarator
+       name: (identifier) @name
+       value: (assignment_expression
+         left: (member_expression) @_exports
+         right: [(function_expression) (arrow_function) (generator_function)])))
+  ] @definition.function
+  (#eq? @_exports "module.exports"))
+; The same assignments made in the body of a function declaration (a factory filling in
+; the object it returns: `router.use = router.add = (path, handler) => …` in
+; `createRouter`): local, so no chunk of their own, but the targets as written are
+; symbols of the function's chunk (`this.m` in `function Foo` is `Foo.m`).
+(function_declaration
+  body: (statement_block
+    [(expression_statement
+       (assignment_expression
+         left: (member_expression property: (property_identifier)) @name
+         right: [(function_expression) (arrow_function) (generator_function)]))
+     (expression_statement
+       (assignment_expression
+         left: (member_expression property: (property_identifier)) @name
+         right: (assignment_expression
+           left: (member_expression property: (property_identifier)) @name
+           right: [(function_expression) (arrow_function) (generator_function)])))]
+    @definition.function))
 (program
   (expression_statement
     (assignment_expression
@@ -408,3 +475,14 @@
       . [(string) (template_string)] @title
       [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))
   (#any-of? @_test "it" "test" "specify" "fit" "xit" "xtest" "bench")) @definition.function
+; A subtest made through the test's handle, tape's and node:test's `t.test("…", (st) =>
+; {…})` (only `.test`: `x.it(…)` or `x.describe(…)` are nobody's test API).
+(expression_statement
+  (call_expression
+    function: (member_expression
+      object: (identifier)
+      property: (property_identifier) @_subtest)
+    arguments: (arguments
+      . [(string) (template_string)] @title
+      [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))
+  (#eq? @_subtest "test")) @definition.function

@@ -33,6 +33,35 @@
     declarator: (identifier) @_macro
     parameters: (parameter_list . (parameter_declaration !declarator type: (type_identifier) @name) .))
   (#match? @_macro "^[A-Z_]*TEST[A-Z_]*$")) @definition.function
+; Tests written as macro calls with a title, Catch2's `TEST_CASE("…", "[tag]") {…}` and
+; `SECTION("…") {…}` (doctest's `TEST_CASE`, `SUBCASE`, `TEST_SUITE`, BDD `SCENARIO`,
+; `GIVEN`, `WHEN`, `THEN`): named by their title verbatim. The grammar reads the call as
+; a statement and its block as the next one (`@next_body`). Cases and suites are
+; containers (a long one is split at its sections), sections functions.
+((expression_statement
+   (call_expression
+     function: (identifier) @_case
+     arguments: (argument_list . (string_literal) @title)))
+ .
+ (compound_statement) @next_body
+ (#any-of? @_case "TEST_CASE" "SCENARIO" "TEMPLATE_TEST_CASE" "TEMPLATE_PRODUCT_TEST_CASE"
+   "TEST_SUITE")) @definition.module
+((expression_statement
+   (call_expression
+     function: (identifier) @_case
+     arguments: (argument_list . (_) . (string_literal) @title)))
+ .
+ (compound_statement) @next_body
+ (#any-of? @_case "TEST_CASE_METHOD" "TEMPLATE_TEST_CASE_METHOD" "TEST_CASE_FIXTURE"))
+ @definition.module
+((expression_statement
+   (call_expression
+     function: (identifier) @_section
+     arguments: (argument_list . (string_literal) @title)))
+ .
+ (compound_statement) @next_body
+ (#any-of? @_section "SECTION" "DYNAMIC_SECTION" "SUBCASE" "GIVEN" "AND_GIVEN" "WHEN"
+   "AND_WHEN" "THEN" "AND_THEN")) @definition.function
 (function_declarator declarator: (template_function name: (identifier) @name))
 (function_declarator
   declarator: (qualified_identifier
