@@ -76,7 +76,6 @@ class HybridRetriever:
         self._query_words: tuple[object, set[str]] = (None, set())
         self._callee_rows: dict[int, list[list[int]]] = {}
         self._file_kinds: dict[str, str | None] = {}
-        self._code: Any = None
         self._tooling_only: tuple[object, bool] = (None, False)
 
     # -- signals ---------------------------------------------------------------
@@ -113,26 +112,29 @@ class HybridRetriever:
             return hits
         if len(hits) < self.config.candidates_per_signal:
             return hits  # every chunk that holds a term is in already
-        code = self._code_rows()
-        have = sum(1 for row, _ in hits if code[row])
+        chunks = self.index.chunks
+        have = sum(1 for row, _ in hits if self._is_code(chunks[row]))
         if have >= want:
             return hits
+        # The best code chunks outside the hits, by score then row (as top_k orders),
+        # read one row at a time: a search decodes only the chunks it looks at.
         present = {row for row, _ in hits}
-        below = top_k(np.where(code, scores, 0.0).astype(np.float32), want + len(hits))
-        extra = [(row, score) for row, score in below if row not in present]
-        return hits + extra[: want - have]
+        scores32 = np.asarray(scores, dtype=np.float32)
+        positive = np.flatnonzero(scores32 > 0)
+        extra: list[tuple[int, float]] = []
+        for row in positive[np.lexsort((positive, -scores32[positive]))]:
+            r = int(row)
+            if r in present or not self._is_code(chunks[r]):
+                continue
+            extra.append((r, float(scores32[r])))
+            if len(extra) >= want - have:
+                break
+        return hits + extra
 
-    def _code_rows(self) -> Any:
-        """Per chunk, whether it is code: a definition, declaration or call site that is
-        not test code, a test harness or a stub (nor docs, configuration, …)."""
-        if self._code is None:
-            chunks = self.index.chunks
-            self._code = np.fromiter(
-                (c.role in _CODE_ROLES and self._file_kind(c) is None for c in chunks),
-                dtype=bool,
-                count=len(chunks),
-            )
-        return self._code
+    def _is_code(self, chunk: IndexedChunk) -> bool:
+        """Whether a chunk is code: a definition, declaration or call site that is not
+        test code, a test harness or a stub (nor docs, configuration, …)."""
+        return chunk.role in _CODE_ROLES and self._file_kind(chunk) is None
 
     def _symbol_names(self, analysis: QueryAnalysis) -> list[tuple[str, float]]:
         """Names to look up, with a weight: code-looking identifiers fully, plain
