@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from codegold.chunking import chunk_file
 from codegold.corpus.model import FileRole
+from codegold.index.build import _no_gc as _collector_off
 
 from .test_golden import SOURCES
 from .test_preprocessor import TWO_SIGNATURES
@@ -37,17 +36,6 @@ def decorator(fn):
         return fn(*args)
     return wrapper
 """
-
-
-@contextmanager
-def _collector_off() -> Iterator[None]:
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _files() -> list[tuple[str, str]]:
