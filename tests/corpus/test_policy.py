@@ -184,7 +184,8 @@ def test_realistic_paths(path: str, status: FileStatus, role: FileRole, rule: st
     ("path", "role", "rule"),
     [
         ("vendor/pkg/tests/test_x.py", FileRole.VENDORED, "default:vendored:vendor/"),
-        ("build/generated/x_pb2.py", FileRole.BUILD, "default:build:build/"),
+        ("dist/generated/x_pb2.py", FileRole.BUILD, "default:build:dist/"),
+        ("test/build/version.test.js", FileRole.TEST, "default:test:*.test.*"),
         ("tests/fixtures/api_pb2.py", FileRole.GENERATED, "default:generated:*_pb2.py"),
         ("tests/migrations/0001.py", FileRole.MIGRATION, "default:migration:migrations/"),
         ("docs/tests/test_docs.py", FileRole.TEST, "default:test:test_*.py"),
@@ -193,6 +194,7 @@ def test_realistic_paths(path: str, status: FileStatus, role: FileRole, rule: st
     ids=[
         "vendored>test",
         "build>generated",
+        "test>configuration(build/)",
         "generated>test",
         "migration>test",
         "test>docs",
@@ -644,7 +646,7 @@ def test_as_dict_is_plain_json_data() -> None:
     data = PathPolicy().as_dict()
     assert data["excludeRoles"] == ["build", "vendored"]
     assert data["maxFileBytes"] == 1 << 20
-    assert data["format"] == "codegold-path-policy/2"
+    assert data["format"] == "codegold-path-policy/3"
     assert data["vendored"][0] == "vendor/"
     assert data["detectCompiled"] is True and data["detectOldVersions"] is True
 

@@ -38,7 +38,18 @@ may be given: the replacement, then the additions). ``exclude-roles`` and
 
 Examples (``examples/``, ``example/``, ``samples/``) are classified as docs: they
 show usage, which is what a query asking for an example wants, and they are not the
-authoritative definition.
+authoritative definition. So is a Maven site (``src/site/``: the user guide's xdoc,
+apt and markdown pages).
+
+Build output is what a build wrote and a project committed anyway: bundles in
+``dist/`` and in folders named like it (``dist-module/``, ``dist-cjs/``,
+``browser-dist/``), ``umd/``, minified files and source maps, caches and compiled
+objects; the inventory adds JavaScript compiled from a TypeScript source of the same
+commit (``compiled-from:``). A committed ``build/`` folder is *not* build output by
+its name: it holds the build's own scripts and settings (``build/tasks/``, a script
+that declares a server's option defaults and generates a validator from them,
+``build/cmake/``) far more often, since real output there is ignored rather than
+committed. Such files are configuration, as a ``Makefile`` is.
 """
 
 from __future__ import annotations
@@ -76,7 +87,7 @@ __all__ = [
     "policy_from_table",
 ]
 
-POLICY_FORMAT: Final = "codegold-path-policy/2"
+POLICY_FORMAT: Final = "codegold-path-policy/3"
 """Version of the classification rules; part of the digest, bump it when they change."""
 
 DEFAULT_MAX_FILE_BYTES: Final = 1 << 20
@@ -143,7 +154,12 @@ DEFAULT_PATTERNS: Final[Mapping[str, tuple[str, ...]]] = {
     ),
     "build": (
         "dist/",
-        "build/",
+        # bundles beside the sources: dist-module/, dist-cjs/, browser-dist/, umd/
+        "dist-*/",
+        "*-dist/",
+        "umd/",
+        # not build/: a committed build/ folder holds the build's own scripts and
+        # settings (see configuration), since real output there is ignored, not committed
         "out/",
         "target/",
         "*.min.js",
@@ -262,6 +278,7 @@ DEFAULT_PATTERNS: Final[Mapping[str, tuple[str, ...]]] = {
         "_examples/",  # Go: folders starting with _ are left out of builds
         "_example/",
         "samples/",
+        "**/src/site/",  # Maven's site documentation (src/site/xdoc/*.xml, apt/, markdown/)
         "*.md",
         "*.mdx",
         "*.rst",
@@ -315,6 +332,10 @@ DEFAULT_PATTERNS: Final[Mapping[str, tuple[str, ...]]] = {
         "Containerfile",
         "Makefile",
         "*.mk",
+        # a committed build/ folder: the build's scripts and settings, as a Makefile is
+        # (build/build-validation.js holds a server's option defaults, build/tasks/,
+        # build/cmake/), not its output, which is ignored rather than committed
+        "build/",
         "CMakeLists.txt",
         "*.cmake",
         "Jenkinsfile",
