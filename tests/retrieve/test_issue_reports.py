@@ -556,3 +556,41 @@ def test_a_short_wrapper_is_shown_after_the_longer_code_that_does_the_work(
     default = HybridRetriever(index).retrieve(report, case_id="c", attempt_id="a")
     assert [c.symbol for c in default.ranked[:2]] == ["lookup_env", "automatic_env"]
     assert RetrieverConfig().issue_wrapper_lines == 10
+
+
+def test_a_file_name_many_files_bear_is_read_with_its_folder(tmp_path: Path) -> None:
+    core = '''def check_required_columns(obj, required):
+    """Raise when a required column is missing."""
+    missing = [name for name in required if name not in obj.colnames]
+    if missing:
+        raise ValueError(f"expected {required[0]!r} as the first column")
+'''
+    other = 'def helper(value):\n    """A helper of its package."""\n    return value\n'
+    files = {f"pkg/{folder}/core.py": other for folder in ("table", "units", "io", "modeling")}
+    files["pkg/timeseries/core.py"] = core
+    files["pkg/timeseries/sampled.py"] = "def sample(values):\n    return values[::2]\n"
+    files["pkg/__init__.py"] = ""
+    repo, (sha,) = make_repo(tmp_path / "r", [files])
+    root = tmp_path / "idx"
+    with GitRepo(repo) as git:
+        build_index(git, sha, root, policy=PathPolicy())
+        index = open_index(root, sha)
+    report = (
+        "TimeSeries: misleading exception when a required column check fails\n\n"
+        "For a `TimeSeries` object with additional required columns, removing one of "
+        "them raises a misleading exception:\n\n```python\nts.remove_column('flux')\n```\n\n"
+        "ValueError: expected 'time' as the first column but found 'time'"
+    )
+    evidence, _ = issue.gather(index, analyze(report), RetrieverConfig())
+    # five files are called core.py: the one whose folder the report names is named
+    assert RetrieverConfig().issue_generic_name_files == 5
+    assert evidence["pkg/timeseries/core.py"].name == 1.0
+    assert evidence["pkg/table/core.py"].name == 0.0
+    # a name only one file bears is its own (the folder does not lend it the report)
+    assert evidence["pkg/timeseries/sampled.py"].name == 0.0
+    # off: core.py is core.py, which the report never says
+    off, _ = issue.gather(index, analyze(report), RetrieverConfig(issue_generic_name_files=0))
+    assert off["pkg/timeseries/core.py"].name == 0.0
+    # six core.py files needed: five are not enough
+    six, _ = issue.gather(index, analyze(report), RetrieverConfig(issue_generic_name_files=6))
+    assert six["pkg/timeseries/core.py"].name == 0.0
