@@ -336,7 +336,10 @@ def test_known_blob_facts_classify_alike_without_reading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     lfs = "version https://git-lfs.github.com/spec/v1\noid sha256:" + "a" * 64 + "\nsize 12\n"
-    path, (sha,) = make_repo(tmp_path, [{**FILES, "models/weights.bin": lfs}])
+    built = "!function(){var h=1;}();\n//# sourceMappingURL=preact.js.map\n"
+    path, (sha,) = make_repo(
+        tmp_path, [{**FILES, "models/weights.bin": lfs, "tests/fixtures/preact.js": built}]
+    )
     with GitRepo(path) as repo:
         policy = load_policy(repo=repo, revision=sha)
         facts: dict[str, BlobFacts] = {}
@@ -346,6 +349,7 @@ def test_known_blob_facts_classify_alike_without_reading(
         assert facts[blob_of["api/client.py"]].marker == "Code generated ... DO NOT EDIT"
         assert facts[blob_of["assets/logo.png"]].binary
         assert facts[blob_of["models/weights.bin"]].lfs
+        assert facts[blob_of["tests/fixtures/preact.js"]].built == "sourceMappingURL"
         requested: list[str] = []
         original = repo.read_blobs
 
@@ -360,4 +364,10 @@ def test_known_blob_facts_classify_alike_without_reading(
     assert unread == {}
     assert requested == [blob_of[".gitattributes"]]  # read for its attributes, not classified
     assert {e.path: e.status for e in again}["models/weights.bin"] is FileStatus.LFS_POINTER
+    fixture = {e.path: e for e in again}["tests/fixtures/preact.js"]
+    assert (fixture.status, fixture.role, fixture.rule) == (
+        FileStatus.EXCLUDED,
+        FileRole.BUILD,
+        "content:build:sourceMappingURL",
+    )
     assert set(contents) == {e.path for e in entries if e.status is FileStatus.INDEXED}

@@ -357,3 +357,36 @@ def test_pool_batches_are_consecutive_and_shrink_towards_the_end() -> None:
     total = sum(sizes[i] for i in todo)
     assert weights[0] >= total // 8 > 4 * max(weights[-3:])
     assert sorted(weights[:5], reverse=True) == weights[:5]
+
+
+def test_a_cache_of_facts_without_the_build_marker_is_not_trusted(tmp_path: Path) -> None:
+    """Caches written before the build-output marker hold three facts per blob (table
+    ``facts``): read as they are, a compiled file would stay source. They are left
+    alone, the blob is read again, and the warm build classifies it as a cold one."""
+    import sqlite3
+
+    built = "export function renderPage(){}\n//# sourceMappingURL=app.js.map\n"
+    repo, (sha,) = make_repo(tmp_path / "r", [{**V1, "web/app.js": built}])
+    root = tmp_path / "warm"
+    root.mkdir()
+    with GitRepo(repo) as git:
+        blob = next(f.blob for f in git.list_files(sha) if f.path == "web/app.js")
+    old = sqlite3.connect(root / "cache.sqlite")
+    old.execute("CREATE TABLE facts (blob TEXT PRIMARY KEY, data BLOB)")
+    old.execute(
+        "INSERT INTO facts VALUES (?, ?)", (blob, msgspec.msgpack.encode((None, False, False)))
+    )
+    old.commit()
+    old.close()
+    warm = _build(repo, sha, root)
+    again = _build(repo, sha, root)  # now from the facts this build wrote
+    cold = _build(repo, sha, tmp_path / "cold")
+    for build in (warm, again, cold):
+        inventory = msgspec.json.decode((build / "inventory.json").read_bytes())
+        entry = next(e for e in inventory if e["path"] == "web/app.js")
+        assert (entry["status"], entry["role"], entry["rule"]) == (
+            "excluded",
+            "build",
+            "content:build:sourceMappingURL",
+        )
+    assert _artifacts(warm) == _artifacts(cold) == _artifacts(again)

@@ -45,11 +45,16 @@ class BlobFacts(NamedTuple):
     marker: str | None
     binary: bool
     lfs: bool
+    built: str | None
 
     @classmethod
     def of(cls, data: bytes) -> BlobFacts:
         content = ContentFacts.of(data)
-        return cls(content.marker, content.binary, is_lfs_pointer(data))
+        return cls(content.marker, content.binary, is_lfs_pointer(data), content.built)
+
+    def content(self) -> ContentFacts:
+        """The facts classification reads."""
+        return ContentFacts(self.marker, self.binary, self.built)
 
 
 class Inventory(NamedTuple):
@@ -141,9 +146,7 @@ def build_inventory(
             data = blobs.get(file.blob)
             if data is None:
                 fact = known[file.blob]
-                result = policy.classify_known(
-                    file.path, ContentFacts(fact.marker, fact.binary), attrs, size=file.size
-                )
+                result = policy.classify_known(file.path, fact.content(), attrs, size=file.size)
                 lfs = fact.lfs
             else:
                 result = policy.classify(file.path, data, attrs, size=file.size)
