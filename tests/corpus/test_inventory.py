@@ -332,6 +332,39 @@ def test_older_versioned_folders_are_migration(tmp_path: Path) -> None:
     assert off["src/v3/types.ts"].role is FileRole.SOURCE
 
 
+def test_an_older_majors_manual_beside_the_newer_one_is_migration(tmp_path: Path) -> None:
+    """league/commonmark keeps docs/1.x/ beside docs/2.x/ with the same page names:
+    the 1.x manual answers for a major nobody asks about. A version folder with no
+    newer sibling, the newest one, and bare numbered folders keep their role."""
+    files = {
+        "docs/1.x/configuration.md": "# Configuration (1.x)\n",
+        "docs/2.x/configuration.md": "# Configuration\n",
+        "site/v2.x/extensions/tables.md": "# Tables (v2)\n",
+        "site/v3.x/extensions/tables.md": "# Tables\n",
+        "guide/1.x/intro.md": "# Intro\n",
+        "fixtures/1/input.md": "# one\n",
+        "fixtures/2/input.md": "# two\n",
+        "src/Environment.php": "<?php class Environment {}\n",
+    }
+    repo, (sha,) = make_repo(tmp_path, [files])
+    with GitRepo(repo) as git:
+        entries = {e.path: e for e in build_inventory(git, sha, PathPolicy()).entries}
+    old = entries["docs/1.x/configuration.md"]
+    assert (old.status, old.role, old.rule) == (
+        FileStatus.INDEXED,
+        FileRole.MIGRATION,
+        "older-version:docs/1.x/ (newest docs/2.x/)",
+    )
+    assert entries["site/v2.x/extensions/tables.md"].rule == (
+        "older-version:site/v2.x/ (newest site/v3.x/)"
+    )
+    for path in ("docs/2.x/configuration.md", "site/v3.x/extensions/tables.md"):
+        assert entries[path].role is FileRole.DOCS
+    assert entries["guide/1.x/intro.md"].role is FileRole.DOCS
+    assert entries["fixtures/2/input.md"].role is FileRole.TEST
+    assert entries["src/Environment.php"].role is FileRole.SOURCE
+
+
 def test_known_blob_facts_classify_alike_without_reading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -697,7 +697,7 @@ def test_as_dict_is_plain_json_data() -> None:
     data = PathPolicy().as_dict()
     assert data["excludeRoles"] == ["build", "vendored"]
     assert data["maxFileBytes"] == 1 << 20
-    assert data["format"] == "codegold-path-policy/4"
+    assert data["format"] == "codegold-path-policy/5"
     assert data["vendored"][0] == "vendor/"
     assert data["detectCompiled"] is True and data["detectOldVersions"] is True
 

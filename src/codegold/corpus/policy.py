@@ -91,7 +91,7 @@ __all__ = [
     "policy_from_table",
 ]
 
-POLICY_FORMAT: Final = "codegold-path-policy/4"
+POLICY_FORMAT: Final = "codegold-path-policy/5"
 """Version of the classification rules; part of the digest, bump it when they change."""
 
 DEFAULT_MAX_FILE_BYTES: Final = 1 << 20
