@@ -107,6 +107,8 @@ class RetrieverConfig:
     # a pasted message found in a message table (``'object.unknown': '… is not
     # allowed'``): the code that raises it by its key; 0: off
     w_raise: float = 3.0
+    # the chunks a pasted trace's ``path:line`` frames fall in, innermost first (0: off)
+    w_frame: float = 3.0
     # the short forms code writes for a question's words (environment: env), each
     # counted this much in the lexical query (0: off)
     abbreviation_weight: float = 0.5

@@ -349,6 +349,14 @@ class HybridRetriever:
                 hits[r] = max(hits.get(r, 0.0), weight / math.log2(1 + len(found)))
         return _order(hits)[:limit]
 
+    def _frames(self, analysis: QueryAnalysis) -> list[tuple[int, float]]:
+        """The chunks a pasted trace's frames point into (``path:line`` resolved to an
+        indexed file, the chunk spanning the line), innermost frame first."""
+        if not analysis.locations:
+            return []
+        located = issue.located_rows(self.index, analysis.locations)
+        return [(row, 1.0 / (1 + position)) for position, row in located]
+
     def _dense(self, analysis: QueryAnalysis) -> list[tuple[int, float]]:
         if self.embedder is None or self.index.vectors is None:
             return []
@@ -386,6 +394,7 @@ class HybridRetriever:
             "dense": (cfg.w_dense, self._dense(analysis) if cfg.dense_mode == "fuse" else []),
             "callee": (cfg.w_callee, self._callees(analysis, defs) if cfg.w_callee > 0 else []),
             "raise": (cfg.w_raise, self._raise_sites(analysis) if cfg.w_raise > 0 else []),
+            "frame": (cfg.w_frame, self._frames(analysis) if cfg.w_frame > 0 else []),
         }
         fused, explanations = self._fuse(signals)
         retrieved = _order(fused)

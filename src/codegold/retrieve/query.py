@@ -37,6 +37,14 @@ _HAS_EXT = re.compile(rf"\.(?:{_EXTENSIONS})$")
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+), in ([\w<>]+)')
 _JS_FRAME = re.compile(r"\bat (?:async )?([\w$.<>]+) \(?([^\s():]+):(\d+)(?::\d+)?\)?")
 _JAVA_FRAME = re.compile(r"\bat ([\w$.]+)\.([\w$<>]+)\(([\w$]+\.java):(\d+)\)")
+# where a pasted trace points: ``path:line`` (most runtimes, gdb, sanitizers, Rust and Go
+# panics), ``path(line)`` (PHP, MSVC), ``in path on line N`` (PHP); code files only
+_CODE_EXT = (
+    r"py|pyi|js|jsx|mjs|cjs|ts|tsx|mts|cts|go|rs|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|"
+    r"hh|hpp|hxx|cs|lua|swift|m|mm|ex|exs|erl|dart|pl|pm"
+)
+_LOCATED_PATH = rf"([\w.@~+\\/-]*[\w@~+-]\.(?:{_CODE_EXT}))"
+_AT_LINE = re.compile(rf"(?<![\w.@~+\\/-]){_LOCATED_PATH}(?::(\d+)\b|\((\d+)\)| on line (\d+)\b)")
 _ERROR = re.compile(r"\b([A-Z][\w]*(?:Error|Exception|Panic|Failure|Warning))\b:?\s*([^\n]*)")
 _QUOTED = re.compile(r"[\"'“]([^\s\"'”][^\"'”]{4,198}[^\s\"'”])[\"'”]")
 
@@ -215,6 +223,8 @@ class QueryAnalysis:
     issue_report: bool = False
     code_identifiers: tuple[str, ...] = ()
     frames: tuple[tuple[str, str], ...] = ()
+    # (path, line) a pasted trace points at, the innermost frame first
+    locations: tuple[tuple[str, int], ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -345,7 +355,36 @@ def analyze(query: str) -> QueryAnalysis:
         issue_report=issue,
         code_identifiers=tuple(dict.fromkeys(code_identifiers)),
         frames=frames,
+        locations=trace_locations(query),
     )
+
+
+def trace_locations(query: str) -> tuple[tuple[str, int], ...]:
+    """The (path, line) pairs a pasted trace points at, innermost frame first.
+
+    Most traces list the innermost frame first (Java, JavaScript, Go, Ruby, gdb,
+    sanitizers); a Python traceback lists it last ("most recent call last"), and PHP
+    names the throwing file last (``thrown in … on line N``). A Java frame's file is
+    put under its package's folders (``org.acme.Foo.bar(Foo.java:3)``:
+    ``org/acme/Foo.java``), which is where a source tree keeps it.
+    """
+    java = {m.start(3): m for m in _JAVA_FRAME.finditer(query)}
+    first: list[tuple[str, int]] = []
+    inner: list[tuple[str, int]] = []
+    outer: list[tuple[str, int]] = []
+    for m in _PY_FRAME.finditer(query):
+        outer.append((m.group(1), int(m.group(2))))
+    for m in _AT_LINE.finditer(query):
+        path = m.group(1).replace("\\", "/")
+        line = int(m.group(2) or m.group(3) or m.group(4))
+        frame = java.get(m.start(1))
+        if frame is not None:
+            folders = frame.group(1).split(".")[:-1]
+            if folders:
+                path = "/".join([*folders, path])
+        (first if m.group(4) else inner).append((path, line))
+    found = [*first, *inner, *reversed(outer)]
+    return tuple(dict.fromkeys((p, n) for p, n in found if n > 0))
 
 
 def _trace_mentions(
