@@ -24,11 +24,16 @@ How a file becomes chunks (every step works on whole lines):
    become chunks of their own whose
    ``header`` holds the enclosing signatures, and the rest of its body (signature,
    docstring, fields, short members) forms chunks of the container's kind. A function
-   longer than ``long_definition_factor * max_chunk_lines`` is cut at statement
-   boundaries into pieces that all carry its symbol: the first keeps the function's
-   kind, the rest are ``window`` chunks with the signature as ``header``. Lines holding
-   only closing brackets (or a closing keyword such as Ruby's ``end``) are folded into
-   the chunk before them.
+   longer than ``long_definition_factor * max_chunk_lines`` is cut like a container
+   at the named functions nested in it (of at least ``min_member_lines``: pieces of
+   their own that define ``outer.inner``) and at statement boundaries into pieces that
+   all carry its symbol: the first keeps the function's kind, the rest are ``window`` chunks with
+   the signature as ``header``. Lines holding only closing brackets (or a closing
+   keyword such as Ruby's ``end``) are folded into the chunk before them, except the
+   end of a split container or function after its last member: a ``module`` chunk
+   owned by nothing, so that the member's chunk ends where the member does. An
+   unsplit module that only wraps one class or module is owned (named) by it, its
+   kind kept.
 5. ``symbols`` of a chunk are the qualified names whose definition starts in it (an
    ``impl`` block defines its methods, not its type); ``references`` the identifiers it
    uses minus the names it defines, calls first when capped.
@@ -170,8 +175,9 @@ class _Def:
     #: ``@next_body``: the block right after the definition node that is its body
     #: (Catch2's ``TEST_CASE("…")`` statement, then ``{…}``): the definition ends there.
     tail: Node | None = None
-    #: A local function made a chunk of its own, in a function long enough to be cut
-    #: into pieces (fastify's ``inject`` in ``fastify``): ``qnames`` are ``outer.inner``.
+    #: A local function whose lines are a chunk of their own, in a function long enough
+    #: to be cut into pieces (fastify's ``inject`` in ``fastify``): the chunk is a piece
+    #: of the outer function that defines ``qnames``, ``outer.inner``.
     promoted: bool = False
 
     @property
@@ -815,13 +821,18 @@ class _File:
         if length > long:
             nested = self.nested_functions(d) if d.kind in FUNCTION_KINDS else []
             if nested:
-                # Cut at its nested functions instead: each is a chunk of its own, the
-                # code between them pieces of the function as below.
+                # Cut at its nested functions instead: each is a chunk of its own that
+                # defines ``outer.inner``, the code between them pieces as below; all
+                # are pieces of the function, carrying its symbol (a label for the
+                # outer function still matches the code it runs).
                 first_piece = len(self.pieces)
                 self.emit_level(start, end, nested, d, d.tail or d.node)
                 for piece in self.pieces[first_piece:]:
-                    if piece.owner is d and not piece.start <= d.row <= piece.end:
-                        piece.kind = "window"
+                    if piece.owner is d:
+                        if not piece.start <= d.row <= piece.end:
+                            piece.kind = "window"
+                    elif piece.owner is not None:
+                        piece.owner = d
                 return
             for run_start, run_end in self.pack(start, end, d.tail or d.node):
                 # A constant's first piece is module-level code, as it was unsplit.
@@ -829,8 +840,8 @@ class _File:
                 kind = first if run_start <= d.row <= run_end else "window"
                 self.pieces.append(_Piece(run_start, run_end, kind, d))
             return
-        owner = self.wrapped(d)
-        self.pieces.append(_Piece(start, end, owner.kind, owner))
+        # (its kind stays the wrapper's: what the chunk's text is)
+        self.pieces.append(_Piece(start, end, d.kind, self.wrapped(d)))
 
     def nested_functions(self, d: _Def) -> list[_Def]:
         """The named functions nested in a long function ``d`` that become chunks of
@@ -891,7 +902,9 @@ class _File:
         chain: list[_Def] = []
         ancestor = owner.parent
         while ancestor is not None:
-            chain.append(ancestor)
+            # (a module that only wraps the owner starts in the piece: no header)
+            if not piece.start <= ancestor.row <= piece.end:
+                chain.append(ancestor)
             ancestor = ancestor.parent
         parts = [self.signature(a) for a in reversed(chain)]
         if not piece.start <= owner.row <= piece.end:
