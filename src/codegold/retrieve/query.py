@@ -458,13 +458,28 @@ def _intent_of(query: str) -> Intent:
     # "foo://example.com/" of "why does set_scheme fail on …" asks for no example
     asked = _VALUES.sub(" ", query)
     for candidate_intent, pattern in _INTENT_RULES:
-        if candidate_intent is Intent.TEST and (asks_why or pasted):
-            # "our golden test on cmp.Diff flakes - why?": the cause is in the code
+        if candidate_intent is Intent.TEST:
+            if asks_why or pasted:
+                # "our golden test on cmp.Diff flakes - why?": the cause is in the code
+                continue
+            if pattern.search(_NOT_FOR_TESTS.sub(" ", asked)):
+                return candidate_intent
             continue
         if pattern.search(asked):
             return candidate_intent
     return Intent.GENERAL
 
+
+#: test words that ask for no tests: code the question names (``assert()``,
+#: ``User.assert(data)``, "the assert method"), a path or glob it quotes
+#: (``test/*.js``), the setting it is asked in ("… in tests?"), "testing whether"
+_NOT_FOR_TESTS = re.compile(
+    r"`[^`]*`|[\w$.]+\([^)]*\)|\b[\w$]+(?:\.[\w$]+)+|\S*[/*]\S*"
+    r"|\b\w+ (?:method|function|macro|keyword)\b"
+    r"|\bin (?:a |an |my |our |the |your )?(?:unit )?tests?\b"
+    r"|\btest(?:s|ing)? (?:whether|if)\b",
+    re.I,
+)
 
 #: quoted values and URLs in a question (an apostrophe inside a word quotes nothing)
 _VALUES = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|(?<!\w)'[^'\n]*'(?!\w)|\b\w+://\S+")
