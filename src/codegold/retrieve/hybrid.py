@@ -442,7 +442,7 @@ class HybridRetriever:
         chunk id."""
         cfg = self.config
         ranked: list[tuple[int, float]] = []
-        qualified = [q for q in _qualified(analysis) if self.index.symbols.definitions(q[-2])]
+        qualified = [q for q in _qualified(analysis) if self._names_a_type(q[-2])]
         for row, score in candidates:
             exp = explanations[row]
             exp.fused = score
@@ -467,6 +467,12 @@ class HybridRetriever:
             ranked.append((row, final))
         ranked.sort(key=lambda rs: (-rs[1], self.index.chunks[rs[0]].chunk_id))
         return ranked
+
+    def _names_a_type(self, name: str) -> bool:
+        """Whether a qualifier the query writes is a type the index defines (a class,
+        module, struct, …), not a variable (``mail.bcc``, ``$mail->send()``)."""
+        chunks = self.index.chunks
+        return any(chunks[r].kind in HUB_KINDS for r in self.index.symbols.definitions(name))
 
     def _refine(
         self,
@@ -952,6 +958,14 @@ class HybridRetriever:
             role = "test"  # a testing utility (click/testing.py, django/test/) is test tooling
         elif role in _CODE_ROLES and self._file_kind(chunk) == "test":
             role = "test"  # a test suite or harness the path policy took as source
+        elif (
+            role == "test"
+            and intent is not Intent.TEST
+            and chunk.language == "go"
+            and chunk.symbol is not None
+            and _GO_EXAMPLE.match(chunk.symbol)
+        ):
+            role = "docs"  # a Go ``ExampleX`` function: documentation godoc shows under X
         factor = table.get(role)
         return 1.0 - cfg.role_strength * 0.5 if factor is None else factor
 
@@ -1246,6 +1260,7 @@ _ASKS_TYPES = re.compile(
     re.I,
 )
 _TESTING = re.compile(r"(?:^|/)(?:test|tests|testing|fixtures?|mocks?|fakes?)(?:/|\.\w+$)")
+_GO_EXAMPLE = re.compile(r"Example(?:$|[A-Z_])")
 _VERSION_WORD = re.compile(r"\bv\d+\b")
 
 
