@@ -442,7 +442,7 @@ class HybridRetriever:
         chunk id."""
         cfg = self.config
         ranked: list[tuple[int, float]] = []
-        qualified = [q for q in _qualified(analysis) if self._names_a_type(q[-2])]
+        qualified = [q for q in _qualified(analysis) if self._names_a_definition(q)]
         for row, score in candidates:
             exp = explanations[row]
             exp.fused = score
@@ -468,11 +468,24 @@ class HybridRetriever:
         ranked.sort(key=lambda rs: (-rs[1], self.index.chunks[rs[0]].chunk_id))
         return ranked
 
-    def _names_a_type(self, name: str) -> bool:
-        """Whether a qualifier the query writes is a type the index defines (a class,
-        module, struct, …), not a variable (``mail.bcc``, ``$mail->send()``)."""
+    def _names_a_definition(self, qualified: list[str]) -> bool:
+        """Whether a qualified name the query writes names code the index defines: its
+        qualifier a type of the code (a class, module, struct, …; not a variable such
+        as ``mail.bcc`` or ``$mail->send()``, nor a spec's ``describe "mail"``), and the
+        name defined under it. ``HTTP.timeout``, which a mixin (``Chainable.timeout``)
+        defines, demotes no "sibling": that is the code it runs."""
         chunks = self.index.chunks
-        return any(chunks[r].kind in HUB_KINDS for r in self.index.symbols.definitions(name))
+        table = self.index.symbols
+        if not any(
+            chunks[r].kind in HUB_KINDS and self._is_code(chunks[r])
+            for r in table.definitions(qualified[-2])
+        ):
+            return False
+        return any(
+            _qualifier_verdict(chunks[r].symbols or (chunks[r].symbol or "",), [qualified])
+            == "match"
+            for r in table.definitions(qualified[-1])
+        )
 
     def _refine(
         self,
