@@ -205,9 +205,6 @@ class RetrieverConfig:
     issue_clean: bool = True  # drop template headings, checklists, version listings, URLs
     issue_title_weight: float = 3.0
     issue_name_weight: float = 0.75
-    # a file name this many indexed files bear (core.py, utils.py) is read with its
-    # folder's name too (0: off)
-    issue_generic_name_files: int = 5
     issue_title_definition_factor: float = 1.0  # a definition the title names counts this much
     issue_plain_weight: float = 0.0  # whole-file BM25 of the report as written (the floor)
     # which of a file's chunks to show: one of this many lines or fewer (a wrapper

@@ -453,7 +453,7 @@ def gather(
     if cfg.issue_definition_weight:
         _definitions(index, analysis, terms, cfg, ev)
     for path, e in evidence.items():
-        e.name = _name_share(path, weights, index, cfg.issue_generic_name_files)
+        e.name = _name_share(path, weights, index)
     return evidence, chunk_scores
 
 
@@ -520,42 +520,14 @@ def _idf(index: LoadedIndex, term: str) -> float:
     return math.log1p(lex.n_docs / max(df, 1))
 
 
-_STEMS: dict[str, Counter[str]] = {}
-
-
-def _stem_counts(index: LoadedIndex) -> Counter[str]:
-    """How many indexed files bear each file name without its extension."""
-    key = str(index.folder)
-    if key not in _STEMS:
-        _STEMS[key] = Counter(_stem(path) for path in index.rows_by_file)
-    return _STEMS[key]
-
-
-def _stem(path: str) -> str:
-    return path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-
-
-def _name_share(
-    path: str, weights: dict[str, float], index: LoadedIndex, generic: int = 0
-) -> float:
+def _name_share(path: str, weights: dict[str, float], index: LoadedIndex) -> float:
     """How much of the file's name (its parent folder's for ``__init__``/``index``)
-    the report's words cover, each name word counted by its idf. A name ``generic``
-    or more indexed files bear (``core.py``, ``utils.py``, ``base.py``) says little
-    by itself: its folder's name counts too, the better of the two (a report on
-    ``TimeSeries`` names ``timeseries/core.py``)."""
+    the report's words cover, each name word counted by its idf."""
     parts = path.split("/")
-    stem = _stem(path)
-    names = [stem]
+    stem = parts[-1].rsplit(".", 1)[0]
     if stem in ("__init__", "index", "mod", "main", "__main__") and len(parts) > 1:
-        names = [parts[-2]]
-    elif generic > 0 and len(parts) > 1 and _stem_counts(index)[stem] >= generic:
-        names.append(parts[-2])
-    return max(_covered(name, weights, index) for name in names)
-
-
-def _covered(name: str, weights: dict[str, float], index: LoadedIndex) -> float:
-    """The idf-weighted share of ``name``'s words among the report's terms."""
-    words = list(dict.fromkeys(tokenize(name)))
+        stem = parts[-2]
+    words = list(dict.fromkeys(tokenize(stem)))
     idf = {w: _idf(index, w) for w in words}
     total = sum(idf.values())
     if total <= 0:
