@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import os
 import random
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import msgspec
@@ -390,3 +392,32 @@ def test_a_cache_of_facts_without_the_build_marker_is_not_trusted(tmp_path: Path
             "content:build:sourceMappingURL",
         )
     assert _artifacts(warm) == _artifacts(cold) == _artifacts(again)
+
+
+def _compiles(language: str) -> bool:
+    """In a pool worker: whether asking for ``language``'s query compiles it here."""
+    from codegold.chunking.languages import compiled_query
+
+    misses = compiled_query.cache_info().misses
+    compiled_query(language)
+    return compiled_query.cache_info().misses > misses
+
+
+@pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="workers are not forked"
+)
+def test_forked_workers_inherit_the_queries_of_the_languages_to_chunk() -> None:
+    # the build compiles the tags query of each language it is about to chunk before
+    # the pool forks, so no worker compiles one again; a language with nothing to
+    # chunk is left to whoever needs it
+    from codegold.chunking.languages import compiled_query
+
+    compiled_query.cache_clear()
+    jobs = [
+        build_module._FileJob(path=p, blob="0" * 40, data=b"", role="source", language=lang)
+        for p, lang in [("a.py", "python"), ("b.ts", "typescript"), ("c.md", None)]
+    ]
+    build_module._compile_queries(jobs)
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        assert list(pool.map(_compiles, ["python", "typescript", "go"])) == [False, False, True]
