@@ -163,3 +163,22 @@ def test_an_issue_report_shows_the_chunk_its_trace_points_into_first(tmp_path: P
     # the words pick win/io.c's io_write; the innermost frame is in io_check
     assert [index.chunks[r].symbol for r, _ in result.ranked[:2]] == ["io_check", "io_write"]
     assert index.chunks[result.ranked[0][0]].file == "src/win/io.c"
+
+
+def test_a_java_traces_root_cause_comes_first() -> None:
+    trace = (
+        "java.lang.RuntimeException: wrap\n"
+        "\tat com.acme.App.run(App.java:10)\n"
+        "Caused by: java.io.IOException: mid\n"
+        "\tat com.acme.io.Reader.read(Reader.java:77)\n"
+        "\t... 2 more\n"
+        "Caused by: java.lang.IllegalStateException: root\n"
+        "\tat com.acme.io.Buffer.fill(Buffer.java:41)\n"
+        "\tat com.acme.io.Reader.read(Reader.java:70)\n"
+    )
+    assert trace_locations(trace) == (
+        ("com/acme/io/Buffer.java", 41),
+        ("com/acme/io/Reader.java", 70),
+        ("com/acme/io/Reader.java", 77),
+        ("com/acme/App.java", 10),
+    )

@@ -1080,6 +1080,8 @@ class HybridRetriever:
         if about_code and cfg.max_tooling >= 0 and self._tooling_aside(analysis, context):
             tooling_cap = cfg.max_tooling
         aside_roles = _ASIDE_ROLES if tooling_cap < 0 else _DOCS_ROLES
+        if prose and about_code and not _ASKS_DECLARATION.search(analysis.raw):
+            ranked = self._bodies_first(ranked)
         seen: dict[tuple[str, str], int] = {}
         named = asides = tooling = 0
         head: list[tuple[int, float]] = []
@@ -1109,6 +1111,38 @@ class HybridRetriever:
             key = (chunk.file, chunk.symbols[0] if chunk.symbols else chunk.symbol)
             seen[key] = seen.get(key, 0) + 1
             (head if seen[key] <= limit else tail).append((row, score))
+        return head + tail
+
+    def _bodies_first(self, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """A prototype in a header whose body is also ranked gives its place to the body
+        and waits for every other chunk: a question about how the code behaves or is
+        configured is answered where the function does it, and a header's prototype
+        with its doc comment would otherwise take a second slot of the cutoff (or the
+        first, its words being the question's)."""
+        chunks = self.index.chunks
+        bodies: dict[str, int] = {}
+        for row, _ in ranked:
+            chunk = chunks[row]
+            if chunk.role == "definition" and chunk.symbol is not None:
+                bodies.setdefault(chunk.symbol, row)
+        if not bodies:
+            return ranked
+        head: list[tuple[int, float]] = []
+        tail: list[tuple[int, float]] = []
+        taken: set[int] = set()
+        for row, score in ranked:
+            if row in taken:
+                continue
+            chunk = chunks[row]
+            body = bodies.get(chunk.symbol) if chunk.symbol is not None else None
+            if body is not None and chunk.role == "declaration" and _HEADER.search(chunk.file):
+                if body not in taken:
+                    taken.add(body)
+                    head.append((body, score))
+                tail.append((row, score))
+                continue
+            taken.add(row)
+            head.append((row, score))
         return head + tail
 
     def _expand(self, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
@@ -1244,6 +1278,12 @@ _NAME_WORD = re.compile(r"[A-Za-z_$][\w$]*")
 #: copy, a generated file, a sibling of the named qualifier stays below)
 _MODEL_CAPS = ("legacy", "generated", "qualifier")
 #: questions about the code itself, for which tests and docs are asides
+#: C and C++ headers, where prototypes are declared
+_HEADER = re.compile(r"\.(?:h|hh|hpp|hxx)$")
+#: a question that asks for the declaration, the header or its documentation
+_ASKS_DECLARATION = re.compile(
+    r"\b(?:headers?|declar\w*|prototypes?|documented|doc ?comments?|signatures?)\b", re.I
+)
 _ASIDE_INTENTS = frozenset([Intent.DEFINITION, Intent.GENERAL, Intent.CONFIGURATION])
 _ASIDE_ROLES = frozenset(["test", "docs"])
 _DOCS_ROLES = frozenset(["docs"])

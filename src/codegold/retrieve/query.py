@@ -45,6 +45,7 @@ _CODE_EXT = (
 )
 _LOCATED_PATH = rf"([\w.@~+\\/-]*[\w@~+-]\.(?:{_CODE_EXT}))"
 _AT_LINE = re.compile(rf"(?<![\w.@~+\\/-]){_LOCATED_PATH}(?::(\d+)\b|\((\d+)\)| on line (\d+)\b)")
+_CAUSED_BY = re.compile(r"^\s*Caused by:", re.M)
 _ERROR = re.compile(r"\b([A-Z][\w]*(?:Error|Exception|Panic|Failure|Warning))\b:?\s*([^\n]*)")
 _QUOTED = re.compile(r"[\"'“]([^\s\"'”][^\"'”]{4,198}[^\s\"'”])[\"'”]")
 
@@ -363,14 +364,17 @@ def trace_locations(query: str) -> tuple[tuple[str, int], ...]:
     """The (path, line) pairs a pasted trace points at, innermost frame first.
 
     Most traces list the innermost frame first (Java, JavaScript, Go, Ruby, gdb,
-    sanitizers); a Python traceback lists it last ("most recent call last"), and PHP
-    names the throwing file last (``thrown in … on line N``). A Java frame's file is
-    put under its package's folders (``org.acme.Foo.bar(Foo.java:3)``:
-    ``org/acme/Foo.java``), which is where a source tree keeps it.
+    sanitizers), and a Java trace's root cause is its last ``Caused by:`` (its frames
+    come first, then the sections before it, last to first); a Python traceback lists
+    it last ("most recent call last"), and PHP names the throwing file last (``thrown
+    in … on line N``). A Java frame's file is put under its package's folders
+    (``org.acme.Foo.bar(Foo.java:3)``: ``org/acme/Foo.java``), where a source tree
+    keeps it.
     """
     java = {m.start(3): m for m in _JAVA_FRAME.finditer(query)}
+    causes = [m.start() for m in _CAUSED_BY.finditer(query)]
     first: list[tuple[str, int]] = []
-    inner: list[tuple[str, int]] = []
+    inner: list[tuple[int, int, str, int]] = []  # section (root cause first), position
     outer: list[tuple[str, int]] = []
     for m in _PY_FRAME.finditer(query):
         outer.append((m.group(1), int(m.group(2))))
@@ -382,8 +386,13 @@ def trace_locations(query: str) -> tuple[tuple[str, int], ...]:
             folders = frame.group(1).split(".")[:-1]
             if folders:
                 path = "/".join([*folders, path])
-        (first if m.group(4) else inner).append((path, line))
-    found = [*first, *inner, *reversed(outer)]
+        if m.group(4):
+            first.append((path, line))
+        else:
+            section = sum(1 for at in causes if at < m.start())
+            inner.append((-section, m.start(), path, line))
+    inner.sort()
+    found = [*first, *((p, n) for _, _, p, n in inner), *reversed(outer)]
     return tuple(dict.fromkeys((p, n) for p, n in found if n > 0))
 
 
