@@ -61,7 +61,8 @@ doContent(int parser, int depth) {
 
 def _ruby_timer() -> str:
     """A Ruby class long enough to be split into member chunks; ``log_time`` is its
-    last method, chunked through the ``end`` lines of the class and the module."""
+    last method (the ``end`` lines of the class and the module are a chunk of their
+    own)."""
     lines = ["module Http", "  class Timer", "    def reset"]
     lines += [f"      @v{i} = {i}" for i in range(125)]
     lines += ["    end", "", "    # Logs elapsed time", "    def log_time"]
@@ -70,7 +71,7 @@ def _ruby_timer() -> str:
 
 
 TIMER_RB = _ruby_timer()
-# Timer.log_time: comment 131, def 132-135; its chunk runs through 137 (`end`, `end`)
+# Timer.log_time: comment 131, def 132-135, its chunk 131-135 (`end`, `end` 136-137 apart)
 
 
 def _long_function() -> str:
@@ -129,9 +130,10 @@ def test_the_chunks_are_what_these_tests_assume(world: World) -> None:
 
     split = [(5, 38), (40, 73), (75, 108), (110, 143)]
     assert [s[:2] for s in spans("src/demo/Strings.java", "Strings.split")] == split
-    assert spans("src/demo/Strings.java", "Strings.last") == [(145, 150, "definition")]
+    # (the class's closing brace, 150, is no part of its last method's chunk)
+    assert spans("src/demo/Strings.java", "Strings.last") == [(145, 149, "definition")]
     assert spans("src/parser.c", "doContent") == [(3, 3, "declaration"), (10, 16, "definition")]
-    assert spans("lib/http/timer.rb", "Timer.log_time") == [(131, 137, "definition")]
+    assert spans("lib/http/timer.rb", "Timer.log_time") == [(131, 135, "definition")]
     assert len(spans("app/crunch.py", "crunch")) > 1  # pieces of one long function
 
 
@@ -180,7 +182,7 @@ def test_a_label_ending_inside_the_method_still_warns(world: World, tmp_path: Pa
     """The tolerance covers lines after the definition's code, never its own code."""
     target = "{file: src/demo/Strings.java, symbol: Strings.last, lines: [146, 147]}"
     (finding,) = _lines_findings(world, tmp_path, target)
-    assert "Strings.last is at 145-150" in finding.message
+    assert "Strings.last is at 145-149" in finding.message
 
 
 def test_a_wrong_c_label_quotes_the_definition_not_the_prototype(

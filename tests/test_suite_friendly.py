@@ -89,6 +89,27 @@ def test_dot_slash_and_backslash_paths_are_normalised_with_a_warning(tmp_path: P
 
 
 @pytest.mark.parametrize(
+    ("name", "line", "expected"),
+    [
+        ("escaped-dot-yaml", '{file: "\\x2e/src/a.py"}', "src/a.py"),  # "./" only escaped
+        ("escaped-slash-json", '{"file": "src\\/\\/a.py"}', "src/a.py"),  # "//" only so
+        ("clean", '{file: "src/a.py"}', "src/a.py"),
+    ],
+)
+def test_a_path_is_normalised_however_the_file_spells_it(
+    tmp_path: Path, name: str, line: str, expected: str
+) -> None:
+    # load_suite skips looking at each case when the text holds nothing a path could be
+    # cleaned of: an escape must not hide one
+    path = tmp_path / ("suite.json" if "json" in name else "suite.yaml")
+    body = f'{{"repository": {{"revision": "{REV}"}}, "cases": [{{"id": "a", "query": "q", '
+    path.write_text(body + f'"accepted": [{line}]}}]}}')
+    suite = load_suite(path)
+    assert [t.file for t in suite.cases[0].required_targets] == [expected]
+    assert bool(suite.warnings) == (name != "clean")
+
+
+@pytest.mark.parametrize(
     ("body", "hint"),
     [
         ("  - {id: a, query: q, querClass: behavior, accepted: [{file: a.py}]}\n", "'queryClass'"),

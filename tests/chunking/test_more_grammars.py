@@ -362,7 +362,8 @@ def test_cpp_member_prototypes_are_declarations_and_out_of_line_bodies_definitio
         (6, 6, "method", Role.DECLARATION, "Widget.Draw"),
         (7, 7, "method", Role.DECLARATION, "Widget.Size"),
         (8, 8, "class", Role.DEFINITION, "Widget"),
-        (9, 12, "method", Role.DEFINITION, "Widget.Reset"),
+        (9, 11, "method", Role.DEFINITION, "Widget.Reset"),
+        (12, 12, "module", Role.CALL_SITE, None),
         (14, 17, "method", Role.DEFINITION, "Widget.Draw"),
     ]
     assert chunks[0].text.startswith("/// A widget.\ntemplate <typename T>")
@@ -399,7 +400,7 @@ def test_csharp_interface_and_abstract_members_are_declarations() -> None:
     assert chunks["Base.Stop"].role == Role.DEFINITION
 
 
-def test_ruby_doc_comments_attach_and_end_lines_fold_into_the_last_member() -> None:
+def test_ruby_doc_comments_attach_and_the_class_end_is_no_part_of_the_last_member() -> None:
     chunks = chunks_of(
         "a.rb",
         """
@@ -418,7 +419,12 @@ def test_ruby_doc_comments_attach_and_end_lines_fold_into_the_last_member() -> N
         config=SPLIT,
     )
     spans = {c.symbol: (c.start_line, c.end_line) for c in chunks}
-    assert spans == {"Invoice": (2, 3), "Invoice.total": (4, 7), "Invoice.tax": (9, 12)}
+    assert spans == {
+        "Invoice": (2, 3),
+        "Invoice.total": (4, 7),
+        "Invoice.tax": (9, 11),
+        None: (12, 12),
+    }
     assert by_symbol(chunks)["Invoice.total"].header == "class Invoice"
     assert "tax" in by_symbol(chunks)["Invoice.total"].references
 
@@ -443,6 +449,7 @@ def test_kotlin_class_is_split_through_its_class_body() -> None:
         ("Converter", "class"),
         ("Converter.convert", "method"),
         ("Converter.rate", "method"),
+        (None, "module"),
     ]
     assert chunks[1].header == "class Converter(private val rates: Rates) {"
 

@@ -390,7 +390,8 @@ def test_ts_member_decorators_belong_to_the_split_member() -> None:
     assert [(c.symbol, span(c), c.symbols) for c in chunks] == [
         ("Form", (1, 2), ("Form", "Form.name")),
         ("Form", (4, 6), ("Form.label",)),
-        ("Form.onClick", (8, 12), ("Form.onClick",)),
+        ("Form.onClick", (8, 11), ("Form.onClick",)),
+        (None, (12, 12), ()),
     ]
     assert chunks[1].header == chunks[2].header == "export class Form {"
 
@@ -670,7 +671,7 @@ def test_large_class_split_keeps_leading_short_members_in_its_header() -> None:
     assert [c.symbol for c in chunks[1:]] == [f"Big.method_{i}" for i in range(6)] + ["Big.tail"]
 
 
-def test_java_class_split_folds_closing_brace_into_last_member() -> None:
+def test_java_class_split_leaves_its_closing_brace_out_of_the_last_member() -> None:
     source = """\
     public class A {
         private int x;
@@ -688,7 +689,8 @@ def test_java_class_split_folds_closing_brace_into_last_member() -> None:
     assert [(c.symbol, span(c)) for c in chunks] == [
         ("A", (1, 2)),
         ("A.first", (4, 6)),
-        ("A.second", (8, 11)),
+        ("A.second", (8, 10)),
+        (None, (11, 11)),
     ]
     assert chunks[1].header == "public class A {"
 

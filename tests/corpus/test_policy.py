@@ -19,6 +19,7 @@ from codegold.corpus import (
     FileStatus,
     GitRepo,
     PathPolicy,
+    build_marker,
     generated_marker,
     load_policy,
     parse_gitattributes,
@@ -184,7 +185,8 @@ def test_realistic_paths(path: str, status: FileStatus, role: FileRole, rule: st
     ("path", "role", "rule"),
     [
         ("vendor/pkg/tests/test_x.py", FileRole.VENDORED, "default:vendored:vendor/"),
-        ("build/generated/x_pb2.py", FileRole.BUILD, "default:build:build/"),
+        ("dist/generated/x_pb2.py", FileRole.BUILD, "default:build:dist/"),
+        ("test/build/version.test.js", FileRole.TEST, "default:test:*.test.*"),
         ("tests/fixtures/api_pb2.py", FileRole.GENERATED, "default:generated:*_pb2.py"),
         ("tests/migrations/0001.py", FileRole.MIGRATION, "default:migration:migrations/"),
         ("docs/tests/test_docs.py", FileRole.TEST, "default:test:test_*.py"),
@@ -193,6 +195,7 @@ def test_realistic_paths(path: str, status: FileStatus, role: FileRole, rule: st
     ids=[
         "vendored>test",
         "build>generated",
+        "test>configuration(build/)",
         "generated>test",
         "migration>test",
         "test>docs",
@@ -334,6 +337,56 @@ def test_not_generated(content: bytes) -> None:
 def test_markers_beyond_the_header_do_not_count() -> None:
     content = b"x = 1\n" * 1000 + b"# @generated\n" + b"y = 2\n" * 10
     assert generated_marker(content) is None
+
+
+@pytest.mark.parametrize(
+    ("content", "marker"),
+    [
+        (
+            b'"use strict";\nexports.parse = parse;\nfunction parse() {}\n'
+            b"//# sourceMappingURL=index.js.map\n",
+            "sourceMappingURL",
+        ),
+        (b"a{color:red}\n/*# sourceMappingURL=app.css.map */\n\n", "sourceMappingURL"),
+        (
+            b"var a = 1;\n//@ sourceMappingURL=data:application/json;base64,eyJ9\n",
+            "sourceMappingURL",
+        ),
+        (
+            b"/******/ (() => { // webpackBootstrap\n/******/ \tvar __webpack_modules__ = ({\n",
+            "webpackBootstrap",
+        ),
+        (
+            b"/*! For license information please see main.js.LICENSE.txt */\n(()=>{var e={};})();\n",
+            "license pointer",
+        ),
+    ],
+    ids=["tsc-output", "css-output", "inline-map", "webpack", "terser"],
+)
+def test_build_markers(content: bytes, marker: str) -> None:
+    assert build_marker(content) == marker
+    result = DEFAULT.classify("test/fixtures/lib.js", content, size=len(content))
+    assert result == (FileStatus.EXCLUDED, FileRole.BUILD, f"content:build:{marker}")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        # postcss's own test: the comment is inside a regex literal, not a line of its own
+        b"test('map', () => {\n  match(result.css, /a {}\\n\\/\\*# sourceMappingURL=/)\n})\n",
+        # a bundler's source speaks of the comment it writes
+        b'const comment = "//# sourceMappingURL=" + name;\nexport { comment };\n',
+        # a source-map link followed by more code is not what a compiler writes last
+        b"//# sourceMappingURL=a.js.map\nvar later = 1;\n",
+        b"// webpackBootstrap is what webpack calls its runtime\nmodule.exports = {};\n",
+        b"/*! Hand-written v1.2.3 | MIT */\nexport function f() {}\n",
+        b"",
+    ],
+    ids=["regex-in-test", "string", "not-last", "mention", "license-banner", "empty"],
+)
+def test_not_build_output(content: bytes) -> None:
+    assert build_marker(content) is None
+    assert DEFAULT.classify("src/lib.js", content, size=len(content)).role is FileRole.SOURCE
 
 
 # -- .gitattributes ---------------------------------------------------------------------
@@ -644,7 +697,7 @@ def test_as_dict_is_plain_json_data() -> None:
     data = PathPolicy().as_dict()
     assert data["excludeRoles"] == ["build", "vendored"]
     assert data["maxFileBytes"] == 1 << 20
-    assert data["format"] == "codegold-path-policy/2"
+    assert data["format"] == "codegold-path-policy/5"
     assert data["vendored"][0] == "vendor/"
     assert data["detectCompiled"] is True and data["detectOldVersions"] is True
 

@@ -103,6 +103,11 @@ def cause(record: CaseResult) -> str:
     return record.diagnosis.cause
 
 
+LEDGER_CLASS = 'class Ledger:\n    """A ledger."""\n\n' + "".join(
+    f"    def post_{i}(self, entry):\n        self.rows.append(({i}, entry))\n"
+    "        return self.rows\n\n"
+    for i in range(8)
+)
 DEF = {"file": "app/session.py", "symbol": "create_session", "roles": ["definition"]}
 
 
@@ -171,20 +176,24 @@ def test_metadata_mismatch_nested_symbol_not_extracted(tmp_path: Path) -> None:
     assert cause(record) == "metadata_mismatch"
 
 
-def test_chunk_boundary_long_function_split(tmp_path: Path) -> None:
-    body = "".join(f"    step_{i} = compute({i})\n" for i in range(60))
-    long_fn = f"def reconcile_ledger(entries):\n    '''Reconcile the ledger.'''\n{body}    return entries\n"
-    files = {**BASE, "app/ledger.py": long_fn}
-    target = {"file": "app/ledger.py", "symbol": "reconcile_ledger", "lines": [1, 63]}
-    config = RetrieverConfig(depth=3, candidates_per_signal=3)
+def test_chunk_boundary_class_cut_into_methods(tmp_path: Path) -> None:
+    # the label is the whole class; its methods are chunks that do not carry the class's
+    # name, so part of the span is in chunks that cannot satisfy it
+    files = {**BASE, "app/ledger.py": LEDGER_CLASS}
+    target = {
+        "file": "app/ledger.py",
+        "symbol": "Ledger",
+        "lines": [1, LEDGER_CLASS.count("\n") - 1],
+    }
     record = run_case(
         tmp_path,
         [files],
         {"id": "c", "query": "what is create_session?", "accepted": [target]},
-        config=config,
-        chunker=ChunkerConfig(max_chunk_lines=10, long_definition_factor=1),
+        config=RetrieverConfig(depth=3, candidates_per_signal=3),
+        chunker=ChunkerConfig(max_chunk_lines=8),
     )
     assert cause(record) == "chunk_boundary"
+    assert record.diagnosis is not None and record.diagnosis.owner == "parser/chunker"
 
 
 def test_query_rewrite_dropped_the_identifier(tmp_path: Path) -> None:

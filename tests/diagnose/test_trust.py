@@ -11,7 +11,7 @@ import pytest
 from codegold.chunking import ChunkerConfig
 from codegold.diagnose.presence import definition_line, definitions_elsewhere
 from codegold.retrieve.config import RetrieverConfig
-from tests.diagnose.test_causes import BASE, DEF, _recorded, cause, run_case
+from tests.diagnose.test_causes import BASE, DEF, LEDGER_CLASS, _recorded, cause, run_case
 
 
 @pytest.mark.parametrize(
@@ -176,18 +176,15 @@ def test_valid_label_in_an_idiom_is_never_blamed_on_the_dataset(tmp_path: Path) 
 
 
 def test_a_span_ending_on_a_blank_line_still_splits(tmp_path: Path) -> None:
-    body = "".join(f"    step_{i} = compute({i})\n" for i in range(60))
-    long_fn = (
-        f"def reconcile_ledger(entries):\n    '''Reconcile.'''\n{body}    return entries\n\n\n"
-    )
-    files = {**BASE, "app/ledger.py": long_fn}
-    target = {"file": "app/ledger.py", "symbol": "reconcile_ledger", "lines": [1, 65]}
+    ledger = LEDGER_CLASS + "\n\n"
+    files = {**BASE, "app/ledger.py": ledger}
+    target = {"file": "app/ledger.py", "symbol": "Ledger", "lines": [1, ledger.count("\n")]}
     record = run_case(
         tmp_path,
         [files],
         {"id": "c", "query": "what is create_session?", "accepted": [target]},
         config=RetrieverConfig(depth=3, candidates_per_signal=3),
-        chunker=ChunkerConfig(max_chunk_lines=10, long_definition_factor=1),
+        chunker=ChunkerConfig(max_chunk_lines=8),
     )
     assert cause(record) == "chunk_boundary"
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import os
 import random
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import msgspec
@@ -357,3 +359,65 @@ def test_pool_batches_are_consecutive_and_shrink_towards_the_end() -> None:
     total = sum(sizes[i] for i in todo)
     assert weights[0] >= total // 8 > 4 * max(weights[-3:])
     assert sorted(weights[:5], reverse=True) == weights[:5]
+
+
+def test_a_cache_of_facts_without_the_build_marker_is_not_trusted(tmp_path: Path) -> None:
+    """Caches written before the build-output marker hold three facts per blob (table
+    ``facts``): read as they are, a compiled file would stay source. They are left
+    alone, the blob is read again, and the warm build classifies it as a cold one."""
+    import sqlite3
+
+    built = "export function renderPage(){}\n//# sourceMappingURL=app.js.map\n"
+    repo, (sha,) = make_repo(tmp_path / "r", [{**V1, "web/app.js": built}])
+    root = tmp_path / "warm"
+    root.mkdir()
+    with GitRepo(repo) as git:
+        blob = next(f.blob for f in git.list_files(sha) if f.path == "web/app.js")
+    old = sqlite3.connect(root / "cache.sqlite")
+    old.execute("CREATE TABLE facts (blob TEXT PRIMARY KEY, data BLOB)")
+    old.execute(
+        "INSERT INTO facts VALUES (?, ?)", (blob, msgspec.msgpack.encode((None, False, False)))
+    )
+    old.commit()
+    old.close()
+    warm = _build(repo, sha, root)
+    again = _build(repo, sha, root)  # now from the facts this build wrote
+    cold = _build(repo, sha, tmp_path / "cold")
+    for build in (warm, again, cold):
+        inventory = msgspec.json.decode((build / "inventory.json").read_bytes())
+        entry = next(e for e in inventory if e["path"] == "web/app.js")
+        assert (entry["status"], entry["role"], entry["rule"]) == (
+            "excluded",
+            "build",
+            "content:build:sourceMappingURL",
+        )
+    assert _artifacts(warm) == _artifacts(cold) == _artifacts(again)
+
+
+def _compiles(language: str) -> bool:
+    """In a pool worker: whether asking for ``language``'s query compiles it here."""
+    from codegold.chunking.languages import compiled_query
+
+    misses = compiled_query.cache_info().misses
+    compiled_query(language)
+    return compiled_query.cache_info().misses > misses
+
+
+@pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="workers are not forked"
+)
+def test_forked_workers_inherit_the_queries_of_the_languages_to_chunk() -> None:
+    # the build compiles the tags query of each language it is about to chunk before
+    # the pool forks, so no worker compiles one again; a language with nothing to
+    # chunk is left to whoever needs it
+    from codegold.chunking.languages import compiled_query
+
+    compiled_query.cache_clear()
+    jobs = [
+        build_module._FileJob(path=p, blob="0" * 40, data=b"", role="source", language=lang)
+        for p, lang in [("a.py", "python"), ("b.ts", "typescript"), ("c.md", None)]
+    ]
+    build_module._compile_queries(jobs)
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        assert list(pool.map(_compiles, ["python", "typescript", "go"])) == [False, False, True]

@@ -116,6 +116,34 @@ def test_a_variable_qualifier_is_not_a_class(tmp_path: Path) -> None:
     assert all("qualifier" not in e.factors for e in result.explanations.values())
 
 
+def test_a_qualifier_that_names_a_function_is_not_a_class(tmp_path: Path) -> None:
+    """``reader.set_lenient`` where a function ``reader`` opens a JsonReader: the
+    qualifier is a variable named after what it holds, and JsonReader.set_lenient is
+    not demoted as a sibling of a ``reader`` class nobody defines."""
+    opener = "from json.reader import JsonReader\n\n\ndef reader(stream):\n    return JsonReader(stream)\n"
+    files = {"json/reader.py": READER, "json/writer.py": WRITER, "json/open.py": opener}
+    index = index_files(tmp_path, files)
+    assert index.symbols.definitions("reader")  # the name is defined, as a function
+    result = HybridRetriever(index).search("why does reader.set_lenient not stick?")  # type: ignore[arg-type]
+    assert all("qualifier" not in e.factors for e in result.explanations.values())
+    named = HybridRetriever(index).search("why does JsonReader.set_lenient not stick?")  # type: ignore[arg-type]
+    assert any("qualifier" in e.factors for e in named.explanations.values())
+
+
+def test_a_qualified_name_no_definition_answers_demotes_no_sibling(tmp_path: Path) -> None:
+    """``Client.timeout`` where Client inherits ``timeout`` from a mixin: the mixin's
+    method is the code that runs, not a sibling under another class."""
+    chainable = (
+        "class Chainable:\n    def timeout(self, options):\n"
+        '        """Global or per-operation timeouts."""\n        return self.branch(options)\n'
+    )
+    client = "from chainable import Chainable\n\n\nclass Client(Chainable):\n    pass\n"
+    index = index_files(tmp_path, {"chainable.py": chainable, "client.py": client})
+    result = HybridRetriever(index).search("what forms does Client.timeout accept?")  # type: ignore[arg-type]
+    assert all("qualifier" not in e.factors for e in result.explanations.values())
+    assert index.chunks[result.ranked[0][0]].file == "chainable.py"  # type: ignore[attr-defined]
+
+
 def _builtin() -> object:
     pytest.importorskip("onnxruntime")
     from codegold.index.embed import BuiltinEmbedder, builtin_available

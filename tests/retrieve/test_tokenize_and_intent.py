@@ -176,6 +176,15 @@ def test_bm25_roundtrip(tmp_path) -> None:  # type: ignore[no-untyped-def]
         ("tests for parse_args", Intent.TEST),
         ("unit tests for the tokenizer", Intent.TEST),
         ("which tests cover AssertionError messages?", Intent.TEST),
+        ("show me how to assert on log output in a test", Intent.TEST),
+        # test words that are not the asker's wish for tests: code they name, a path or
+        # glob they quote, a context ("in tests"), the verb "testing whether"
+        ("how do I make assert() throw my own exception class?", Intent.DEFINITION),
+        ("the assert method I call on the struct itself, as in User.assert(data)", Intent.GENERAL),
+        ("how do I get the file name matched by a glob like test/*.js?", Intent.DEFINITION),
+        ("how do I get the same random numbers every run, e.g. in tests?", Intent.DEFINITION),
+        ("how do I make renders synchronous in tests?", Intent.DEFINITION),
+        ("when testing whether a glob matches a path, is a substring checked?", Intent.DEFINITION),
     ],
     ids=lambda v: str(v)[:30],
 )

@@ -145,7 +145,15 @@ __all__ = [
 #: a function assigned to a property in a function declaration's body (``router.use =
 #: router.add = …`` in ``createRouter``) adds the targets as written to that function's
 #: chunk (``this.m`` in ``function Foo`` as ``Foo.m``). Python output is unchanged.
-ALGORITHM_VERSION = "15"
+#: 16: the closing lines of a split container or function after its last member (``}``,
+#: Ruby's ``end``, jQuery's ``} );``) are a chunk owned by nothing, no longer the tail of
+#: that member; a module that only wraps one class or module is named by it (puma's
+#: ``module Puma`` around ``class CommonLogger`` is ``Puma.CommonLogger``); members of an
+#: object passed alone to ``X.extend({…})`` / ``X.mixin({…})`` are ``X.m``
+#: (``jQuery.fn.attr``), of ``A = B = {…}`` ``A.m``; ``var a, init = X.init = function…``
+#: is named by the function's names first; a function nested in a function long enough to
+#: be cut is a chunk of its own, ``outer.inner``. Python output is unchanged.
+ALGORITHM_VERSION = "16"
 
 
 def chunk_file(

@@ -24,11 +24,16 @@ How a file becomes chunks (every step works on whole lines):
    become chunks of their own whose
    ``header`` holds the enclosing signatures, and the rest of its body (signature,
    docstring, fields, short members) forms chunks of the container's kind. A function
-   longer than ``long_definition_factor * max_chunk_lines`` is cut at statement
-   boundaries into pieces that all carry its symbol: the first keeps the function's
-   kind, the rest are ``window`` chunks with the signature as ``header``. Lines holding
-   only closing brackets (or a closing keyword such as Ruby's ``end``) are folded into
-   the chunk before them.
+   longer than ``long_definition_factor * max_chunk_lines`` is cut like a container
+   at the named functions nested in it (of at least ``min_member_lines``: pieces of
+   their own that define ``outer.inner``) and at statement boundaries into pieces that
+   all carry its symbol: the first keeps the function's kind, the rest are ``window`` chunks with
+   the signature as ``header``. Lines holding only closing brackets (or a closing
+   keyword such as Ruby's ``end``) are folded into the chunk before them, except the
+   end of a split container or function after its last member: a ``module`` chunk
+   owned by nothing, so that the member's chunk ends where the member does. An
+   unsplit module that only wraps one class or module is owned (named) by it, its
+   kind kept.
 5. ``symbols`` of a chunk are the qualified names whose definition starts in it (an
    ``impl`` block defines its methods, not its type); ``references`` the identifiers it
    uses minus the names it defines, calls first when capped.
@@ -81,6 +86,8 @@ _DEFINITION = "definition."
 _DECLARATION = "declaration."
 _REFERENCE = "reference."
 _CLOSERS = frozenset(")]};,")
+#: Spaces between closing brackets (jQuery's ``} );``) leave a line closing only.
+_BLANKS = frozenset(" \t")
 
 
 def closes_block(line: str, closing_words: frozenset[str]) -> bool:
@@ -88,8 +95,8 @@ def closes_block(line: str, closing_words: frozenset[str]) -> bool:
     ``end`` (one of ``closing_words``) with brackets after it: the lines the chunker
     folds into the chunk before them."""
     text = line.strip()
-    return not (set(text) - _CLOSERS) or bool(
-        closing_words and text.rstrip(")];,") in closing_words
+    return not (set(text) - _CLOSERS - _BLANKS) or bool(
+        closing_words and text.rstrip(")];, \t") in closing_words
     )
 
 
@@ -168,6 +175,10 @@ class _Def:
     #: ``@next_body``: the block right after the definition node that is its body
     #: (Catch2's ``TEST_CASE("…")`` statement, then ``{…}``): the definition ends there.
     tail: Node | None = None
+    #: A local function whose lines are a chunk of their own, in a function long enough
+    #: to be cut into pieces (fastify's ``inject`` in ``fastify``): the chunk is a piece
+    #: of the outer function that defines ``qnames``, ``outer.inner``.
+    promoted: bool = False
 
     @property
     def qname(self) -> str:
@@ -180,6 +191,9 @@ class _Piece:
     end: int
     kind: str
     owner: _Def | None
+    #: Only the closing lines of a split container or function after its last member
+    #: (a ``}``, Ruby's ``end``): owned by nothing, so no member runs through them.
+    closing: bool = False
 
 
 #: Captures that name, qualify or delimit the definition containing them, in the order
@@ -265,6 +279,10 @@ def _expand_keys(names: list[str], keys: list[str]) -> list[str]:
         out.extend(n for n in expanded if n not in out)
     return out
 
+
+#: JavaScript/TypeScript variable declarations, and the values that make one a function.
+_DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration"})
+_FUNCTION_VALUES = frozenset({"function_expression", "arrow_function", "generator_function"})
 
 _START_BYTE = attrgetter("start_byte")
 _END_BYTE = attrgetter("end_byte")
@@ -422,6 +440,8 @@ class _File:
         ordered = sorted(found.values(), key=lambda d: (d.start_byte, -d.end_byte))
         self.assign_names(ordered, captured)
         for d in ordered:
+            if d.kind == "function" and len(d.names) > 1:
+                self.name_function_declarator_first(d)
             if d.kind == "impl" and d.names and d.names[0] in _impl_type_parameters(d.node):
                 # Rust ``impl<M: Matcher> Matcher for &M``: ``M`` is no type anyone names;
                 # the trait is (``Matcher.find_at``), and the impl stays one container.
@@ -492,6 +512,29 @@ class _File:
                 owner.titled = True
             if text not in owner.names:
                 owner.names.append(text)
+
+    def name_function_declarator_first(self, d: _Def) -> None:
+        """In ``var rootjQuery, rquickExpr = …, init = jQuery.fn.init = function (…) {…}``
+        (a function among other declarators), the function's own names come first
+        (``init``, ``jQuery.fn.init``): the chunk is named by what it defines."""
+        node = d.node
+        if node.type == "export_statement":
+            node = node.named_children[-1] if node.named_children else node
+        if node.type not in _DECLARATIONS or node.named_child_count < 2:
+            return
+        for declarator in node.named_children:
+            if declarator.type != "variable_declarator":
+                continue
+            targets = [declarator.child_by_field_name("name")]
+            value = declarator.child_by_field_name("value")
+            while value is not None and value.type == "assignment_expression":
+                targets.append(value.child_by_field_name("left"))
+                value = value.child_by_field_name("right")
+            if value is None or value.type not in _FUNCTION_VALUES:
+                continue
+            first = [t for t in (self.decode(n) for n in targets if n is not None) if t in d.names]
+            d.names[:] = first + [n for n in d.names if n not in first]
+            return
 
     def adopt_alternatives(self, ordered: list[_Def]) -> None:
         """Give each function header blanked out of a conditional (``#ifdef WIN32``
@@ -717,7 +760,13 @@ class _File:
         start, end = trimmed
         pieces = self.pieces
         if pieces and pieces[-1].end < start and self.only_closers(start, end):
-            pieces[-1].end = end
+            previous = pieces[-1]
+            if owner is None or previous.owner is owner or previous.closing:
+                pieces[-1].end = end
+            else:
+                # The end of a split container after its last member: that member's
+                # chunk ends where the member does.
+                pieces.append(_Piece(start, end, "module", None, closing=True))
             return
         kind = owner.kind if owner is not None else "module"
         for run_start, run_end in self.pack(start, end, node):
@@ -770,13 +819,60 @@ class _File:
             1 if d.kind == "constant" else config.long_definition_factor
         )
         if length > long:
+            nested = self.nested_functions(d) if d.kind in FUNCTION_KINDS else []
+            if nested:
+                # Cut at its nested functions instead: each is a chunk of its own that
+                # defines ``outer.inner``, the code between them pieces as below; all
+                # are pieces of the function, carrying its symbol (a label for the
+                # outer function still matches the code it runs).
+                first_piece = len(self.pieces)
+                self.emit_level(start, end, nested, d, d.tail or d.node)
+                for piece in self.pieces[first_piece:]:
+                    if piece.owner is d:
+                        if not piece.start <= d.row <= piece.end:
+                            piece.kind = "window"
+                    elif piece.owner is not None:
+                        piece.owner = d
+                return
             for run_start, run_end in self.pack(start, end, d.tail or d.node):
                 # A constant's first piece is module-level code, as it was unsplit.
                 first = "module" if d.kind == "constant" else d.kind
                 kind = first if run_start <= d.row <= run_end else "window"
                 self.pieces.append(_Piece(run_start, run_end, kind, d))
             return
-        self.pieces.append(_Piece(start, end, d.kind, d))
+        # (its kind stays the wrapper's: what the chunk's text is)
+        self.pieces.append(_Piece(start, end, d.kind, self.wrapped(d)))
+
+    def nested_functions(self, d: _Def) -> list[_Def]:
+        """The named functions nested in a long function ``d`` that become chunks of
+        their own (those of at least ``min_member_lines``, their comments counted),
+        promoted and named ``outer.inner`` (see :meth:`local_names`)."""
+        if not d.qnames or d.titled:
+            return []
+        nested: list[_Def] = []
+        for child in d.children:
+            if not (child.local and child.kind in FUNCTION_KINDS and not child.declaration):
+                continue
+            if not child.names:
+                continue
+            self.compute_span(child)
+            size = child.span_end - self.attach_leading(child, d.row + 1) + 1
+            if size >= self.config.min_member_lines:
+                child.qnames = self.local_names(child, d)
+                child.promoted = True
+                nested.append(child)
+        return nested
+
+    def wrapped(self, d: _Def) -> _Def:
+        """The definition a chunk of ``d`` (unsplit) is owned by: ``d``, or for a module
+        that only wraps one class or module (Ruby's ``module Puma`` around ``class
+        CommonLogger``), the innermost one so wrapped: what the chunk is about."""
+        while d.kind == "module" and not d.titled and d.kind not in self.spec.namespace_kinds:
+            inner = [c for c in d.children if c.kind in CHUNK_KINDS and not c.local]
+            if len(inner) != 1 or inner[0].kind not in CONTAINER_KINDS or inner[0].titled:
+                break
+            d = inner[0]
+        return d
 
     # ---- chunk metadata -------------------------------------------------------
 
@@ -806,7 +902,9 @@ class _File:
         chain: list[_Def] = []
         ancestor = owner.parent
         while ancestor is not None:
-            chain.append(ancestor)
+            # (a module that only wraps the owner starts in the piece: no header)
+            if not piece.start <= ancestor.row <= piece.end:
+                chain.append(ancestor)
             ancestor = ancestor.parent
         parts = [self.signature(a) for a in reversed(chain)]
         if not piece.start <= owner.row <= piece.end:
@@ -894,6 +992,10 @@ class _File:
                 and d.parent.kind in CONTAINER_KINDS
             ):
                 prototypes.add(index)
+            if d.promoted:
+                for qname in d.qnames:
+                    symbols[index][qname] = None
+                continue
             if d.local:
                 # A function nested in a function is no chunk, but the chunk holding
                 # it defines ``outer.inner`` (a decorator's ``wrapper``, attrs'
@@ -903,7 +1005,7 @@ class _File:
                     d.kind in FUNCTION_KINDS
                     and not d.declaration
                     and outer is not None
-                    and not (outer.local or outer.titled)
+                    and not ((outer.local and not outer.promoted) or outer.titled)
                     and outer.kind in FUNCTION_KINDS
                     and outer.qnames
                 ):

@@ -45,11 +45,16 @@ class BlobFacts(NamedTuple):
     marker: str | None
     binary: bool
     lfs: bool
+    built: str | None
 
     @classmethod
     def of(cls, data: bytes) -> BlobFacts:
         content = ContentFacts.of(data)
-        return cls(content.marker, content.binary, is_lfs_pointer(data))
+        return cls(content.marker, content.binary, is_lfs_pointer(data), content.built)
+
+    def content(self) -> ContentFacts:
+        """The facts classification reads."""
+        return ContentFacts(self.marker, self.binary, self.built)
 
 
 class Inventory(NamedTuple):
@@ -141,9 +146,7 @@ def build_inventory(
             data = blobs.get(file.blob)
             if data is None:
                 fact = known[file.blob]
-                result = policy.classify_known(
-                    file.path, ContentFacts(fact.marker, fact.binary), attrs, size=file.size
-                )
+                result = policy.classify_known(file.path, fact.content(), attrs, size=file.size)
                 lfs = fact.lfs
             else:
                 result = policy.classify(file.path, data, attrs, size=file.size)
@@ -183,32 +186,39 @@ def build_inventory(
     return Inventory(entries, contents)
 
 
-_VERSION_DIR = re.compile(r"^v(\d+)$", re.IGNORECASE)
+# v3/, 3.x/, v3.x/: a major version's copy (not a bare 3/, which may be anything)
+_VERSION_DIR = re.compile(r"^(?:v(\d+)|v?(\d+)\.x)$", re.IGNORECASE)
+_VERSIONED_ROLES = frozenset({FileRole.SOURCE, FileRole.DOCS})
 
 
 def older_versions(entries: Mapping[str, InventoryEntry]) -> dict[str, str]:
-    """Source files under a versioned folder (``v3/``) that has a newer sibling
-    (``v4/``): the older copy is kept for compatibility, so it is a migration/legacy
-    trap for questions about current behaviour. Returns path -> rule."""
-    versions: dict[str, set[int]] = {}
-    located: list[tuple[str, str, int]] = []
+    """Source and docs files under a versioned folder (``v3/``, ``1.x/``) that has a
+    newer sibling (``v4/``, ``2.x/``): the older copy is kept for compatibility (the
+    code) or for users of the old major (its manual), so it is a migration/legacy trap
+    for questions about current behaviour. Returns path -> rule."""
+    versions: dict[str, dict[int, str]] = {}  # parent -> version -> folder name
+    located: list[tuple[str, str, int, str]] = []
     for path, entry in entries.items():
-        if entry.status is not FileStatus.INDEXED or entry.role is not FileRole.SOURCE:
+        if entry.status is not FileStatus.INDEXED or entry.role not in _VERSIONED_ROLES:
             continue
         parts = path.split("/")[:-1]
         for depth, part in enumerate(parts):
             m = _VERSION_DIR.match(part)
             if m:
                 parent = "/".join(parts[:depth])
-                versions.setdefault(parent, set()).add(int(m.group(1)))
-                located.append((path, parent, int(m.group(1))))
+                number = int(m.group(1) or m.group(2))
+                names = versions.setdefault(parent, {})
+                names[number] = min(names.get(number, part), part)
+                located.append((path, parent, number, part))
                 break
     found: dict[str, str] = {}
-    for path, parent, version in located:
+    for path, parent, version, name in located:
         newest = max(versions[parent])
         if version < newest:
             where = f"{parent}/" if parent else ""
-            found[path] = f"older-version:{where}v{version}/ (newest {where}v{newest}/)"
+            found[path] = (
+                f"older-version:{where}{name}/ (newest {where}{versions[parent][newest]}/)"
+            )
     return found
 
 

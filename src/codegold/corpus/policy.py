@@ -11,9 +11,11 @@ path walks these steps in order; the first that fires decides:
    is, in order: a pattern from the user's configuration; a ``.gitattributes``
    attribute (``linguist-vendored``, ``linguist-generated``,
    ``linguist-documentation``; an attribute set to false vetoes the role's default
-   patterns and markers); a default pattern; for *generated* only, a marker in the
-   file's header (``@generated``, ``Code generated … DO NOT EDIT``, a "generated …
-   DO NOT EDIT" comment, an "auto-generated" comment in the first lines).
+   patterns and markers); a default pattern; for *build* only, a build-output marker
+   in the file's content (a source-map link as its last line, a webpack runtime, a
+   minifier's license pointer: :func:`build_marker`); for *generated* only, a marker
+   in the file's header (``@generated``, ``Code generated … DO NOT EDIT``, a
+   "generated … DO NOT EDIT" comment, an "auto-generated" comment in the first lines).
 3. ``include`` patterns force indexing: they override ``exclude_roles`` (not
    ``exclude``, not the size limit, not binary detection).
 4. A role listed in ``exclude_roles`` (default: vendored, build) is EXCLUDED.
@@ -27,7 +29,8 @@ path walks these steps in order; the first that fires decides:
 The rule that decided is reported as ``origin:list:pattern`` (``default:vendored:
 node_modules/``, ``codegold.toml:exclude:src/legacy/``), ``<file>:<attribute>:
 <pattern>`` for ``.gitattributes``, ``content:generated:<marker>``,
-``max-file-bytes:<n>`` or ``binary:nul-byte``. An indexed source file has no rule.
+``content:build:<marker>``, ``max-file-bytes:<n>`` or ``binary:nul-byte``. An
+indexed source file has no rule.
 
 Configuration (``codegold.toml`` ``[policy]``, or ``[tool.codegold.policy]`` in
 ``pyproject.toml``) uses kebab-case keys. A list key (``exclude``, ``include``,
@@ -38,7 +41,18 @@ may be given: the replacement, then the additions). ``exclude-roles`` and
 
 Examples (``examples/``, ``example/``, ``samples/``) are classified as docs: they
 show usage, which is what a query asking for an example wants, and they are not the
-authoritative definition.
+authoritative definition. So is a Maven site (``src/site/``: the user guide's xdoc,
+apt and markdown pages).
+
+Build output is what a build wrote and a project committed anyway: bundles in
+``dist/`` and in folders named like it (``dist-module/``, ``dist-cjs/``,
+``browser-dist/``), ``umd/``, minified files and source maps, caches and compiled
+objects; the inventory adds JavaScript compiled from a TypeScript source of the same
+commit (``compiled-from:``). A committed ``build/`` folder is *not* build output by
+its name: it holds the build's own scripts and settings (``build/tasks/``, a script
+that declares a server's option defaults and generates a validator from them,
+``build/cmake/``) far more often, since real output there is ignored rather than
+committed. Such files are configuration, as a ``Makefile`` is.
 """
 
 from __future__ import annotations
@@ -70,13 +84,14 @@ __all__ = [
     "Classification",
     "ContentFacts",
     "PathPolicy",
+    "build_marker",
     "generated_marker",
     "is_binary",
     "load_policy",
     "policy_from_table",
 ]
 
-POLICY_FORMAT: Final = "codegold-path-policy/2"
+POLICY_FORMAT: Final = "codegold-path-policy/5"
 """Version of the classification rules; part of the digest, bump it when they change."""
 
 DEFAULT_MAX_FILE_BYTES: Final = 1 << 20
@@ -143,7 +158,12 @@ DEFAULT_PATTERNS: Final[Mapping[str, tuple[str, ...]]] = {
     ),
     "build": (
         "dist/",
-        "build/",
+        # bundles beside the sources: dist-module/, dist-cjs/, browser-dist/, umd/
+        "dist-*/",
+        "*-dist/",
+        "umd/",
+        # not build/: a committed build/ folder holds the build's own scripts and
+        # settings (see configuration), since real output there is ignored, not committed
         "out/",
         "target/",
         "*.min.js",
@@ -262,6 +282,7 @@ DEFAULT_PATTERNS: Final[Mapping[str, tuple[str, ...]]] = {
         "_examples/",  # Go: folders starting with _ are left out of builds
         "_example/",
         "samples/",
+        "**/src/site/",  # Maven's site documentation (src/site/xdoc/*.xml, apt/, markdown/)
         "*.md",
         "*.mdx",
         "*.rst",
@@ -315,6 +336,10 @@ DEFAULT_PATTERNS: Final[Mapping[str, tuple[str, ...]]] = {
         "Containerfile",
         "Makefile",
         "*.mk",
+        # a committed build/ folder: the build's scripts and settings, as a Makefile is
+        # (build/build-validation.js holds a server's option defaults, build/tasks/,
+        # build/cmake/), not its output, which is ignored rather than committed
+        "build/",
         "CMakeLists.txt",
         "*.cmake",
         "Jenkinsfile",
@@ -379,6 +404,11 @@ _WEAK_MARKER: Final = (
     re.compile(rb"(?i)\b(?:auto-?generated|automatically generated)\b"),
 )
 _MAYBE_MARKED: Final = (b"enerated", b"ENERATED")
+_SOURCE_MAP_TAIL: Final = 1024
+_SOURCE_MAP_LINE: Final = re.compile(
+    rb"//[#@] sourceMappingURL=\S+|/\*[#@] sourceMappingURL=\S+ ?\*/"
+)
+_WEBPACK_RUNTIME: Final = re.compile(rb"\s*/\*{6}/ .*// webpackBootstrap\b")
 _WEAK_MARKER_LINES: Final = 5
 _TAIL_LINES: Final = 5
 
@@ -393,15 +423,17 @@ class Classification(NamedTuple):
 
 class ContentFacts(NamedTuple):
     """All that classification reads of a file's content, whatever the policy: its
-    generated-code marker (:func:`generated_marker`) and whether it looks binary.
-    Kept per blob, they let a file be classified again without reading it."""
+    generated-code marker (:func:`generated_marker`), whether it looks binary, and its
+    build-output marker (:func:`build_marker`). Kept per blob, they let a file be
+    classified again without reading it."""
 
     marker: str | None
     binary: bool
+    built: str | None
 
     @classmethod
     def of(cls, content: bytes) -> ContentFacts:
-        return cls(generated_marker(content), is_binary(content))
+        return cls(generated_marker(content), is_binary(content), build_marker(content))
 
 
 def is_binary(head: bytes) -> bool:
@@ -411,6 +443,35 @@ def is_binary(head: bytes) -> bool:
 
 def _comment_lines(lines: Sequence[bytes]) -> list[bytes]:
     return [line for line in lines if line.lstrip().startswith(_COMMENT_LEADERS)]
+
+
+def build_marker(content: bytes) -> str | None:
+    """What says a file is a compiler's or a bundler's output, or None.
+
+    * its last non-blank line is a source-map link (``//# sourceMappingURL=…``,
+      ``/*# sourceMappingURL=… */``): tsc, babel, esbuild, rollup, webpack and sass
+      write it there, under the code they emitted, and nobody writes it by hand;
+    * a webpack runtime among its first lines (``/******/ … // webpackBootstrap``);
+    * a minifier's license pointer as its first line (``/*! For license information
+      please see app.js.LICENSE.txt */``).
+
+    A file that merely mentions these (a bundler's own source, a test asserting a
+    source-map comment in a string) is not matched: they count only in those places,
+    on lines that are nothing else.
+    """
+    end = content[-_SOURCE_MAP_TAIL:]
+    if b"sourceMappingURL=" in end:
+        last = end.rstrip().rsplit(b"\n", 1)[-1].strip()
+        if _SOURCE_MAP_LINE.fullmatch(last):
+            return "sourceMappingURL"
+    start = content[:HEADER_BYTES]
+    if b"webpackBootstrap" in start:
+        lines = start.split(b"\n")[:_WEAK_MARKER_LINES]
+        if any(_WEBPACK_RUNTIME.match(line) for line in lines):
+            return "webpackBootstrap"
+    if start.startswith(b"/*! For license information please see "):
+        return "license pointer"
+    return None
 
 
 def generated_marker(content: bytes) -> str | None:
@@ -667,6 +728,15 @@ class PathPolicy:
                 continue  # explicitly unset: default patterns and markers do not apply
             if hit is not None:
                 return role, self._label(name, hit), undecided
+            if role is FileRole.BUILD:
+                if content is None:
+                    undecided = True
+                    continue
+                built = (
+                    content.built if isinstance(content, ContentFacts) else build_marker(content)
+                )
+                if built is not None:
+                    return role, f"content:build:{built}", False
             if role is FileRole.GENERATED:
                 if content is None:
                     undecided = True

@@ -43,10 +43,21 @@ def _whole(f: TargetFacts) -> bool:
     )
 
 
+def split_unnamed(f: TargetFacts) -> bool:
+    """The labelled span is cut into consecutive chunks and some of them do not satisfy
+    the target (a class cut into methods that do not carry the class's name)."""
+    return bool(f.boundary_chunks) and not all(
+        chunk_matches(c, f.target) for c in f.boundary_chunks
+    )
+
+
 def _live_found(indexed: list[TargetFacts]) -> Found | None:
     """Some alternative is indexed with the right file, symbol and role: only a labelled
-    span that every such alternative has split is the chunker's doing."""
-    if any(_whole(f) for f in indexed) or not all(f.boundary_chunks for f in indexed):
+    span that every such alternative has split, leaving part of it in chunks that do not
+    satisfy the label, is the chunker's doing. Pieces that each carry the label (a long
+    function cut at statements, every piece named by it) all satisfy it: whichever piece
+    ranks would pass, so the boundary that broke is retrieval or ranking."""
+    if any(_whole(f) for f in indexed) or not all(split_unnamed(f) for f in indexed):
         return None
     return _split(indexed[0])
 

@@ -23,7 +23,7 @@ from codegold.attempts import Attempt, RetrievedChunk
 from codegold.cases.match import chunk_matches, symbol_matches
 from codegold.cases.model import Group
 from codegold.cases.suite import ResolvedCase
-from codegold.diagnose.chunking import NOT_INDEXED, chunking_cause
+from codegold.diagnose.chunking import NOT_INDEXED, chunking_cause, split_unnamed
 from codegold.diagnose.presence import definitions_elsewhere, needle
 from codegold.diagnose.targets import TargetFacts, target_facts
 from codegold.evaluate.records import CaseResult, Diagnosis
@@ -48,8 +48,12 @@ class DiagnosisContext:
         return self._texts[key]
 
 
-def _diag(cause: Cause, detail: str, evidence: dict[str, Any]) -> Diagnosis:
-    return Diagnosis(cause=cause.value, owner=OWNERS[cause], detail=detail, evidence=evidence)
+def _diag(
+    cause: Cause, detail: str, evidence: dict[str, Any], owner: str | None = None
+) -> Diagnosis:
+    return Diagnosis(
+        cause=cause.value, owner=owner or OWNERS[cause], detail=detail, evidence=evidence
+    )
 
 
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*|[\w./-]+/[\w./-]+")
@@ -134,8 +138,9 @@ class Walk:
             and manifest.build_id == self.index.manifest.build_id
         )
 
-    def diag(self, cause: Cause, detail: str, **extra: Any) -> Diagnosis:
-        return _diag(cause, detail, {**self.evidence, **extra} if extra else self.evidence)
+    def diag(self, cause: Cause, detail: str, owner: str | None = None, **extra: Any) -> Diagnosis:
+        evidence = {**self.evidence, **extra} if extra else self.evidence
+        return _diag(cause, detail, evidence, owner)
 
 
 Check = Callable[[Walk], Diagnosis | None]
@@ -308,6 +313,23 @@ def _policy_role_note(w: Walk, g: Group) -> str:
     return ""
 
 
+def _split_note(w: Walk, g: Group) -> str:
+    """The chunker cut the labelled span into pieces that each satisfy the label (see
+    :func:`codegold.diagnose.chunking.split_unnamed`): not a chunking break, but worth
+    saying, since the question's words may sit in another piece than the one ranked."""
+    for f in w.facts[g.id]:
+        if f.boundary_chunks and f.span and not split_unnamed(f):
+            return (
+                f"; its span {f.span[0]}-{f.span[1]} is cut into {len(f.boundary_chunks)} "
+                "chunks that each carry the label (any of them would pass)"
+            )
+    return ""
+
+
+def _notes(w: Walk, g: Group, *, collapse: bool = False) -> str:
+    return (_collapse_note(w, g) if collapse else "") + _split_note(w, g) + _policy_role_note(w, g)
+
+
 def _rank_cause(w: Walk, g: Group, pre: int | None, post: int | None) -> Diagnosis | None:
     cutoff = w.case.cutoff
     if post is None and w.attempt.candidates is None:
@@ -317,31 +339,34 @@ def _rank_cause(w: Walk, g: Group, pre: int | None, post: int | None) -> Diagnos
             "pre-rerank candidates to tell a retrieval miss from a reranker drop",
         )
     if pre is None and post is None:
-        return w.diag(
-            Cause.RETRIEVAL_MISS,
-            f"group {g.id!r}: a correct chunk is indexed but never entered the "
-            f"{len(w.attempt.candidates or ())} candidates" + _policy_role_note(w, g),
-        )
+        retrieved = len(w.attempt.candidates or ())
+        if retrieved == 0 and not w.attempt.ranked:
+            detail = (
+                f"group {g.id!r}: a correct chunk is indexed but the retriever returned nothing"
+            )
+        else:
+            detail = (
+                f"group {g.id!r}: a correct chunk is indexed but never entered the "
+                f"{retrieved} candidates"
+            )
+        return w.diag(Cause.RETRIEVAL_MISS, detail + _notes(w, g))
     if pre is not None and pre <= cutoff and (post is None or post > cutoff):
         where = f"rank {post}" if post else "out of the list"
         return w.diag(
             Cause.RERANKER_DEMOTION,
             f"group {g.id!r}: rank {pre} before reranking, {where} after (cutoff {cutoff})"
-            + _collapse_note(w, g)
-            + _policy_role_note(w, g),
+            + _notes(w, g, collapse=True),
         )
     if post is not None and post > cutoff:
         return w.diag(
             Cause.BELOW_CUTOFF,
-            f"group {g.id!r}: first correct chunk at rank {post}, cutoff {cutoff}"
-            + _policy_role_note(w, g),
+            f"group {g.id!r}: first correct chunk at rank {post}, cutoff {cutoff}" + _notes(w, g),
         )
     if post is None:
         return w.diag(
             Cause.BELOW_CUTOFF,
             f"group {g.id!r}: candidate at rank {pre} before reranking, dropped after"
-            + _collapse_note(w, g)
-            + _policy_role_note(w, g),
+            + _notes(w, g, collapse=True),
         )
     return None
 
@@ -358,14 +383,87 @@ def check_ranking(w: Walk) -> Diagnosis | None:
     return None
 
 
+#: file roles the path policy gives to code that is not the code in use: a trap with
+#: one of them was flagged, and still reached the cutoff through ranking
+_FLAGGED_ROLES = frozenset({"test", "docs", "generated", "vendored", "build", "migration"})
+
+
+_COPY_SHARE = 0.95  # of the answer's code lines the trap file repeats verbatim
+_COPY_MIN_LINES = 3  # an answer shorter than this is too common to call a copy
+
+
+def _code_lines(text: str) -> list[str]:
+    return [stripped for line in text.split("\n") if (stripped := line.strip())]
+
+
+def _copy_of(w: Walk, path: str) -> dict[str, Any] | None:
+    """An accepted chunk of the ranked list whose code lines the forbidden file repeats
+    verbatim (indentation aside): a build output, bundle or vendored copy of the code
+    the repository defines elsewhere. A hand-kept old version diverges line by line."""
+    if w.index is None:
+        return None
+    trap_text = w.ctx.text(w.case.revision, path)
+    if trap_text is None:
+        return None
+    trap_lines = set(_code_lines(trap_text))
+    for entry in w.record.ranked:
+        row = w.index.row_of_id.get(entry.chunk_id)
+        if entry.match != "accepted" or row is None or entry.file == path:
+            continue
+        lines = _code_lines(w.index.chunks[row].text)
+        if len(lines) < _COPY_MIN_LINES:
+            continue
+        if sum(line in trap_lines for line in lines) >= _COPY_SHARE * len(lines):
+            return {"file": entry.file, "symbol": entry.symbol, "chunkId": entry.chunk_id}
+    return None
+
+
+def _trap_policy(w: Walk, path: str) -> tuple[str, str | None]:
+    """What the path policy said about a forbidden file, as a detail clause, and the
+    owner that points to (None: the cause's own, "ranking / index policy").
+
+    * a role the policy gives to code not in use (``test``, ``generated``, ...): the
+      policy flagged it, ranking let it in;
+    * plain source repeating an accepted chunk verbatim: a build or vendored copy no
+      rule marked, the path policy's (indexing) to fix;
+    * plain source otherwise: nothing in a path rule's remit, ranking's.
+    """
+    entry = w.index.inventory_by_path.get(path) if w.index is not None else None
+    if entry is None:
+        return "", None
+    role = str(entry.role)
+    w.evidence["trapPolicy"] = {
+        "file": path,
+        "status": str(entry.status),
+        "role": role,
+        "rule": entry.rule,
+    }
+    if role in _FLAGGED_ROLES:
+        return (
+            f"; the path policy indexed it as role {role!r} by rule {entry.rule or '?'!r}, "
+            "so ranking let a flagged file in"
+        ), "ranking"
+    how = f"by rule {entry.rule!r}" if entry.rule else "by default: no path rule matched it"
+    copy = _copy_of(w, path)
+    if copy is not None:
+        w.evidence["copyOf"] = copy
+        return (
+            f"; indexed as {role} {how}, yet it repeats the accepted {copy['symbol'] or 'chunk'} "
+            f"of {copy['file']} verbatim: a build or vendored copy the path policy should mark"
+        ), OWNERS[Cause.EXCLUDED_BY_POLICY]
+    return f"; indexed as {role} {how}, and it is no copy of the answer", "ranking"
+
+
 def check_forbidden_source(w: Walk) -> Diagnosis | None:
-    """A forbidden path reached the cutoff."""
+    """A forbidden path reached the cutoff; the detail names the path rule that let it in."""
     if not w.record.forbidden_chunk_ids:
         return None
     trap = next(e for e in w.record.ranked if e.match == "forbidden")
+    policy, owner = _trap_policy(w, trap.file)
     return w.diag(
         Cause.FORBIDDEN_SOURCE,
-        f"forbidden {trap.file} reached rank {trap.rank} (cutoff {w.case.cutoff})",
+        f"forbidden {trap.file} reached rank {trap.rank} (cutoff {w.case.cutoff})" + policy,
+        owner,
         forbiddenChunkIds=w.record.forbidden_chunk_ids,
     )
 

@@ -93,8 +93,11 @@ def _instant(stamp: str | None) -> datetime | None:
 def started_before_build(started_at: str | None, built_at: str | None) -> str | None:
     """How long before the build completed a query started ("1.5 s"), or None when it
     did not (or either instant is missing or unreadable: nothing is then claimed)."""
-    start, built = _instant(started_at), _instant(built_at)
-    if start is None or built is None or start >= built:
+    start = _instant(started_at)
+    if start is None:  # (most attempts say no start: the build's time is not read)
+        return None
+    built = _instant(built_at)
+    if built is None or start >= built:
         return None
     seconds = (built - start).total_seconds()
     return f"{seconds:g} s" if seconds < 60 else human_duration(int(seconds))
@@ -427,7 +430,7 @@ def _scan(case: ResolvedCase, chunks: Sequence[RetrievedChunk]) -> _Scan:
     pool: dict[str, int] = {}
     if not entries:
         return _Scan(entries, hits, satisfied, within, pool)
-    files = list(map(_FILE, chunks))
+    files = [c.file for c in chunks]  # (faster than attrgetter on a struct's fields)
     _match_all(case, chunks, entries, files, hits, satisfied, within, pool)
     spanned = [t for t in case.required_targets if t.lines is not None]
     if spanned:
@@ -445,8 +448,6 @@ def _scan(case: ResolvedCase, chunks: Sequence[RetrievedChunk]) -> _Scan:
 
 
 _SCORED_CHUNK: type = ScoredChunk  # (the chunks are typed as retrieved ones)
-_FILE = attrgetter("file")
-_CHUNK_ID = attrgetter("chunk_id")
 _CLAIM = attrgetter("claim")
 _EXCERPT = attrgetter("excerpt")
 
@@ -575,7 +576,7 @@ def _duplicates(
         prior = out.get(rank)
         out[rank] = above if prior is None or above < prior else prior
 
-    if len(set(map(_CHUNK_ID, chunks))) < n:
+    if len({c.chunk_id for c in chunks}) < n:
         ids: dict[str, int] = {}
         for rank, chunk in enumerate(chunks, start=1):
             first = ids.setdefault(chunk.chunk_id, rank)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import dataclasses
 import gc
 import hashlib
+import multiprocessing
 import os
 import shutil
 import signal
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ import numpy as np
 from codegold import __version__
 from codegold._io import write_json_atomic
 from codegold.chunking import ChunkerConfig, chunk_file, chunker_version
-from codegold.chunking.languages import language_for_path
+from codegold.chunking.languages import compiled_query, language_for_path
 from codegold.corpus.git import GitRepo
 from codegold.corpus.inventory import build_inventory
 from codegold.corpus.model import FileRole, FileStatus, InventoryEntry
@@ -745,6 +746,7 @@ def _chunk_all(
                 following += 1
             assembly.add(files)
 
+        _compile_queries(jobs[i] for i in todo)
         pool = ProcessPoolExecutor(max_workers=workers)
         try:
             results = pool.map(_work, payloads)
@@ -769,6 +771,18 @@ def _chunk_all(
         progress("chunking", len(todo), len(todo))
     assert assembly is not None
     return assembly
+
+
+def _compile_queries(jobs: Iterable[_FileJob]) -> None:
+    """Compile the tags query of each language of ``jobs`` here, before the pool forks
+    its workers, so that they inherit it instead of each compiling its own: a query
+    costs 0.05 s of CPU for Python, 0.2 s for JavaScript, 0.5 s for TypeScript, in
+    every process that compiles it. Workers that are not forked compile their own, so
+    nothing is compiled here for them."""
+    if multiprocessing.get_start_method() != "fork":
+        return
+    for language in sorted({job.language for job in jobs if job.language is not None}):
+        compiled_query(language)
 
 
 #: A batch holds about the bytes still to hand out over this many per worker.

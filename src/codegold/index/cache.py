@@ -1,8 +1,9 @@
 """A content-addressed cache of chunking output and vectors (SQLite, stdlib).
 
 What the inventory read of each blob (:class:`BlobFacts`: generated marker, binary,
-LFS pointer) is kept by blob id too, so that a neighbouring revision reads only the
-blobs it has not seen.
+LFS pointer, build-output marker) is kept by blob id too (table ``blob_facts``; the
+older ``facts`` table lacks the build-output marker and is not read), so that a
+neighbouring revision reads only the blobs it has not seen.
 
 Chunks are keyed by blob SHA, path-derived inputs (language, file role, path) and
 the chunker version; vectors by chunk digest and embedder identity. Indexing a
@@ -29,7 +30,7 @@ from codegold.index.strings import StringTable
 
 T = TypeVar("T")
 _STRINGS = msgspec.msgpack.Decoder(list[str])
-_FACTS = msgspec.msgpack.Decoder(tuple[str | None, bool, bool])
+_FACTS = msgspec.msgpack.Decoder(tuple[str | None, bool, bool, str | None])
 
 
 class BuildCache:
@@ -43,21 +44,21 @@ class BuildCache:
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS strings (seq INTEGER PRIMARY KEY, data BLOB NOT NULL)"
         )
-        self._db.execute("CREATE TABLE IF NOT EXISTS facts (blob TEXT PRIMARY KEY, data BLOB)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS blob_facts (blob TEXT PRIMARY KEY, data BLOB)")
         self._db.commit()
         self.strings = StringTable()
         self._seq = 0  # the last row of ``strings`` read into :attr:`strings`
 
     def blob_facts(self) -> dict[str, BlobFacts]:
         """What the inventory read of every blob it read before (any revision)."""
-        rows = self._db.execute("SELECT blob, data FROM facts")
+        rows = self._db.execute("SELECT blob, data FROM blob_facts")
         return {blob: BlobFacts(*_FACTS.decode(data)) for blob, data in rows}
 
     def put_blob_facts(self, facts: dict[str, BlobFacts]) -> None:
         if facts:
             with self._db:
                 self._db.executemany(
-                    "INSERT OR REPLACE INTO facts (blob, data) VALUES (?, ?)",
+                    "INSERT OR REPLACE INTO blob_facts (blob, data) VALUES (?, ?)",
                     ((b, msgspec.msgpack.encode(tuple(f))) for b, f in sorted(facts.items())),
                 )
 

@@ -171,17 +171,24 @@ def _lines_agree(lines: Lines, spans: Sequence[_Span], text: Callable[[str], str
     """A labelled span agrees when it lies inside a definition and ends where its code does.
 
     The start may differ: a chunk carries the comments and decorators above a
-    definition, a label may not. The end is compared on code: the chunk of a class's
-    last method runs on through the class's closing ``}`` or ``end`` (the chunker folds
-    such lines into the chunk before them), so lines after the label that hold only
-    closers, comments or nothing are outside the definition. Blank lines at the label's
-    ends do not count either (as in diagnosis). A member inside a container
+    definition, a label may not. The end is compared on code: lines between the label's
+    end and the chunk's that hold only closers, comments or nothing are outside the
+    definition, either way round (a chunk that ends before a closing ``}`` or ``end``
+    the label takes in, as the last member of a split class does since chunker 16, or
+    one running on through them). Blank lines at the label's ends do not count either
+    (as in diagnosis). A member inside a container
     (``Client.send`` in the ``Client`` chunk) can only be checked for containment.
     ``text`` reads a file of the spans.
     """
     for s in spans:
         source = text(s.file)
         start, end = code_span((lines.start, lines.end), source)
+        if (
+            source is not None
+            and s.start <= start <= s.end < end <= source.count("\n") + 1
+            and _only_trailers(source, s.end + 1, end, s.language)
+        ):
+            end = s.end
         if not (s.start <= start and end <= s.end):
             continue
         if not s.primary or end == s.end:

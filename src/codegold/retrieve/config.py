@@ -29,11 +29,14 @@ ROLE_PREFERENCES: dict[str, dict[str, float]] = {
         "generated": 0.5,
         "migration": 0.5,
     },
+    # "example of X", "how do I use X": the API that does it, its docs and the code
+    # that calls it, before tests (whose setup and assertions bury the call; on the
+    # v5+v6 suites test 0.5 and definition 1.0 won 7 cases and lost 2, v7 +1)
     "usage": {
-        "definition": 0.75,
+        "definition": 1.0,
         "declaration": 0.6,
         "call_site": 1.0,
-        "test": 0.95,
+        "test": 0.5,
         "docs": 0.95,
         "configuration": 0.7,
         "generated": 0.5,
@@ -107,6 +110,8 @@ class RetrieverConfig:
     # a pasted message found in a message table (``'object.unknown': '… is not
     # allowed'``): the code that raises it by its key; 0: off
     w_raise: float = 3.0
+    # the chunks a pasted trace's ``path:line`` frames fall in, innermost first (0: off)
+    w_frame: float = 3.0
     # the short forms code writes for a question's words (environment: env), each
     # counted this much in the lexical query (0: off)
     abbreviation_weight: float = 0.5

@@ -349,6 +349,14 @@ class HybridRetriever:
                 hits[r] = max(hits.get(r, 0.0), weight / math.log2(1 + len(found)))
         return _order(hits)[:limit]
 
+    def _frames(self, analysis: QueryAnalysis) -> list[tuple[int, float]]:
+        """The chunks a pasted trace's frames point into (``path:line`` resolved to an
+        indexed file, the chunk spanning the line), innermost frame first."""
+        if not analysis.locations:
+            return []
+        located = issue.located_rows(self.index, analysis.locations)
+        return [(row, 1.0 / (1 + position)) for position, row in located]
+
     def _dense(self, analysis: QueryAnalysis) -> list[tuple[int, float]]:
         if self.embedder is None or self.index.vectors is None:
             return []
@@ -386,6 +394,7 @@ class HybridRetriever:
             "dense": (cfg.w_dense, self._dense(analysis) if cfg.dense_mode == "fuse" else []),
             "callee": (cfg.w_callee, self._callees(analysis, defs) if cfg.w_callee > 0 else []),
             "raise": (cfg.w_raise, self._raise_sites(analysis) if cfg.w_raise > 0 else []),
+            "frame": (cfg.w_frame, self._frames(analysis) if cfg.w_frame > 0 else []),
         }
         fused, explanations = self._fuse(signals)
         retrieved = _order(fused)
@@ -433,7 +442,7 @@ class HybridRetriever:
         chunk id."""
         cfg = self.config
         ranked: list[tuple[int, float]] = []
-        qualified = [q for q in _qualified(analysis) if self.index.symbols.definitions(q[-2])]
+        qualified = [q for q in _qualified(analysis) if self._names_a_definition(q)]
         for row, score in candidates:
             exp = explanations[row]
             exp.fused = score
@@ -458,6 +467,25 @@ class HybridRetriever:
             ranked.append((row, final))
         ranked.sort(key=lambda rs: (-rs[1], self.index.chunks[rs[0]].chunk_id))
         return ranked
+
+    def _names_a_definition(self, qualified: list[str]) -> bool:
+        """Whether a qualified name the query writes names code the index defines: its
+        qualifier a type of the code (a class, module, struct, …; not a variable such
+        as ``mail.bcc`` or ``$mail->send()``, nor a spec's ``describe "mail"``), and the
+        name defined under it. ``HTTP.timeout``, which a mixin (``Chainable.timeout``)
+        defines, demotes no "sibling": that is the code it runs."""
+        chunks = self.index.chunks
+        table = self.index.symbols
+        if not any(
+            chunks[r].kind in HUB_KINDS and self._is_code(chunks[r])
+            for r in table.definitions(qualified[-2])
+        ):
+            return False
+        return any(
+            _qualifier_verdict(chunks[r].symbols or (chunks[r].symbol or "",), [qualified])
+            == "match"
+            for r in table.definitions(qualified[-1])
+        )
 
     def _refine(
         self,
@@ -943,6 +971,14 @@ class HybridRetriever:
             role = "test"  # a testing utility (click/testing.py, django/test/) is test tooling
         elif role in _CODE_ROLES and self._file_kind(chunk) == "test":
             role = "test"  # a test suite or harness the path policy took as source
+        elif (
+            role == "test"
+            and intent is not Intent.TEST
+            and chunk.language == "go"
+            and chunk.symbol is not None
+            and _GO_EXAMPLE.match(chunk.symbol)
+        ):
+            role = "docs"  # a Go ``ExampleX`` function: documentation godoc shows under X
         factor = table.get(role)
         return 1.0 - cfg.role_strength * 0.5 if factor is None else factor
 
@@ -1044,6 +1080,8 @@ class HybridRetriever:
         if about_code and cfg.max_tooling >= 0 and self._tooling_aside(analysis, context):
             tooling_cap = cfg.max_tooling
         aside_roles = _ASIDE_ROLES if tooling_cap < 0 else _DOCS_ROLES
+        if prose and about_code and not _ASKS_DECLARATION.search(analysis.raw):
+            ranked = self._bodies_first(ranked)
         seen: dict[tuple[str, str], int] = {}
         named = asides = tooling = 0
         head: list[tuple[int, float]] = []
@@ -1073,6 +1111,38 @@ class HybridRetriever:
             key = (chunk.file, chunk.symbols[0] if chunk.symbols else chunk.symbol)
             seen[key] = seen.get(key, 0) + 1
             (head if seen[key] <= limit else tail).append((row, score))
+        return head + tail
+
+    def _bodies_first(self, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """A prototype in a header whose body is also ranked gives its place to the body
+        and waits for every other chunk: a question about how the code behaves or is
+        configured is answered where the function does it, and a header's prototype
+        with its doc comment would otherwise take a second slot of the cutoff (or the
+        first, its words being the question's)."""
+        chunks = self.index.chunks
+        bodies: dict[str, int] = {}
+        for row, _ in ranked:
+            chunk = chunks[row]
+            if chunk.role == "definition" and chunk.symbol is not None:
+                bodies.setdefault(chunk.symbol, row)
+        if not bodies:
+            return ranked
+        head: list[tuple[int, float]] = []
+        tail: list[tuple[int, float]] = []
+        taken: set[int] = set()
+        for row, score in ranked:
+            if row in taken:
+                continue
+            chunk = chunks[row]
+            body = bodies.get(chunk.symbol) if chunk.symbol is not None else None
+            if body is not None and chunk.role == "declaration" and _HEADER.search(chunk.file):
+                if body not in taken:
+                    taken.add(body)
+                    head.append((body, score))
+                tail.append((row, score))
+                continue
+            taken.add(row)
+            head.append((row, score))
         return head + tail
 
     def _expand(self, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
@@ -1208,6 +1278,12 @@ _NAME_WORD = re.compile(r"[A-Za-z_$][\w$]*")
 #: copy, a generated file, a sibling of the named qualifier stays below)
 _MODEL_CAPS = ("legacy", "generated", "qualifier")
 #: questions about the code itself, for which tests and docs are asides
+#: C and C++ headers, where prototypes are declared
+_HEADER = re.compile(r"\.(?:h|hh|hpp|hxx)$")
+#: a question that asks for the declaration, the header or its documentation
+_ASKS_DECLARATION = re.compile(
+    r"\b(?:headers?|declar\w*|prototypes?|documented|doc ?comments?|signatures?)\b", re.I
+)
 _ASIDE_INTENTS = frozenset([Intent.DEFINITION, Intent.GENERAL, Intent.CONFIGURATION])
 _ASIDE_ROLES = frozenset(["test", "docs"])
 _DOCS_ROLES = frozenset(["docs"])
@@ -1237,6 +1313,7 @@ _ASKS_TYPES = re.compile(
     re.I,
 )
 _TESTING = re.compile(r"(?:^|/)(?:test|tests|testing|fixtures?|mocks?|fakes?)(?:/|\.\w+$)")
+_GO_EXAMPLE = re.compile(r"Example(?:$|[A-Z_])")
 _VERSION_WORD = re.compile(r"\bv\d+\b")
 
 

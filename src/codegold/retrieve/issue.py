@@ -260,13 +260,72 @@ def _primary(index: LoadedIndex) -> str | None:
 
 def _suffix_match(path: str, files: dict[str, int]) -> str | None:
     """The indexed file a (possibly absolute, site-packages) path names: the longest
-    suffix of its components that is an indexed path."""
+    suffix of its components that is an indexed path; else the one indexed file that
+    ends with the longest suffix of two components or more (``site-packages/pkg/a.py``
+    is ``src/pkg/a.py``), or with the whole path when it is a bare file name
+    (``xmlparse.c`` in a gdb frame); None when several files fit equally well."""
     parts = [p for p in path.replace("\\", "/").split("/") if p and p != "."]
+    if not parts:
+        return None
     for i in range(len(parts)):
         candidate = "/".join(parts[i:])
         if candidate in files:
             return candidate
+    named = _files_named(files).get(parts[-1], ())
+    for i in range(len(parts)):
+        if len(parts) - i < 2 and len(parts) > 1:
+            break  # one shared file name says little about a longer path
+        tail = "/" + "/".join(parts[i:])
+        found = [f for f in named if f.endswith(tail)]
+        if found:
+            return found[0] if len(found) == 1 else None
     return None
+
+
+_NAMED: dict[int, tuple[dict[str, int], dict[str, tuple[str, ...]]]] = {}
+
+
+def _files_named(files: dict[str, int]) -> dict[str, tuple[str, ...]]:
+    """The indexed paths by file name, worked out once per file table."""
+    known = _NAMED.get(id(files))
+    if known is not None and known[0] is files:
+        return known[1]
+    by_name: dict[str, list[str]] = {}
+    for path in sorted(files):
+        by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+    table = {name: tuple(paths) for name, paths in by_name.items()}
+    if len(_NAMED) >= 8:
+        _NAMED.clear()
+    _NAMED[id(files)] = (files, table)
+    return table
+
+
+def located_rows(
+    index: LoadedIndex, locations: tuple[tuple[str, int], ...]
+) -> list[tuple[int, int]]:
+    """(frame position, row) for each pasted trace location that resolves to an indexed
+    file and falls inside one of its chunks (the smallest that spans the line), in the
+    locations' order, each row once."""
+    files = index.file_row
+    rows_by_file = index.rows_by_file
+    chunks = index.chunks
+    out: list[tuple[int, int]] = []
+    seen: set[int] = set()
+    for position, (path, line) in enumerate(locations):
+        hit = _suffix_match(path, files)
+        if hit is None:
+            continue
+        spanning = [
+            (chunks[r].end_line - chunks[r].start_line, r)
+            for r in rows_by_file.get(hit, [])
+            if chunks[r].start_line <= line <= chunks[r].end_line
+        ]
+        if spanning:
+            row = min(spanning)[1]
+            if row not in seen:
+                seen.add(row)
+                out.append((position, row))
+    return out
 
 
 def _module_files(dotted: str, files: dict[str, int]) -> list[str]:
@@ -371,6 +430,7 @@ def gather(
         hit = _suffix_match(path, file_row)
         if hit is not None:
             ev(hit).frame = 1.0
+    _show_located(index, analysis, cfg, ev, chunk_scores)
     url_paths = [p for m in _URL.finditer(analysis.raw) for p in _URL_PATH.findall(m.group(0))]
     for path in [*analysis.paths, *url_paths]:
         hit = _suffix_match(path, file_row)
@@ -395,6 +455,30 @@ def gather(
     for path, e in evidence.items():
         e.name = _name_share(path, weights, index)
     return evidence, chunk_scores
+
+
+def _show_located(
+    index: LoadedIndex,
+    analysis: QueryAnalysis,
+    cfg: RetrieverConfig,
+    ev: Callable[[str], FileEvidence],
+    chunk_scores: np.ndarray,
+) -> None:
+    """A file a pasted trace points into shows the chunks its lines fall in first,
+    innermost frame first: the report's words pick the file, the frame the place."""
+    located: dict[str, list[int]] = {}
+    chunks = index.chunks
+    for _, row in located_rows(index, analysis.locations):
+        located.setdefault(chunks[row].file, []).append(row)
+    keep = max(cfg.issue_chunks_per_file, 1)
+    for path, rows in located.items():
+        e = ev(path)
+        e.frame = 1.0
+        best = max([*e.row_scores[:1], *(float(chunk_scores[r]) for r in rows)]) or 1e-9
+        rest = [(r, s) for r, s in zip(e.best_rows, e.row_scores, strict=True) if r not in rows]
+        shown = [(r, best) for r in rows] + rest
+        e.best_rows = [r for r, _ in shown[:keep]]
+        e.row_scores = [s for _, s in shown[:keep]]
 
 
 def _definitions(

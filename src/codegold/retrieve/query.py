@@ -37,6 +37,15 @@ _HAS_EXT = re.compile(rf"\.(?:{_EXTENSIONS})$")
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+), in ([\w<>]+)')
 _JS_FRAME = re.compile(r"\bat (?:async )?([\w$.<>]+) \(?([^\s():]+):(\d+)(?::\d+)?\)?")
 _JAVA_FRAME = re.compile(r"\bat ([\w$.]+)\.([\w$<>]+)\(([\w$]+\.java):(\d+)\)")
+# where a pasted trace points: ``path:line`` (most runtimes, gdb, sanitizers, Rust and Go
+# panics), ``path(line)`` (PHP, MSVC), ``in path on line N`` (PHP); code files only
+_CODE_EXT = (
+    r"py|pyi|js|jsx|mjs|cjs|ts|tsx|mts|cts|go|rs|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|"
+    r"hh|hpp|hxx|cs|lua|swift|m|mm|ex|exs|erl|dart|pl|pm"
+)
+_LOCATED_PATH = rf"([\w.@~+\\/-]*[\w@~+-]\.(?:{_CODE_EXT}))"
+_AT_LINE = re.compile(rf"(?<![\w.@~+\\/-]){_LOCATED_PATH}(?::(\d+)\b|\((\d+)\)| on line (\d+)\b)")
+_CAUSED_BY = re.compile(r"^\s*Caused by:", re.M)
 _ERROR = re.compile(r"\b([A-Z][\w]*(?:Error|Exception|Panic|Failure|Warning))\b:?\s*([^\n]*)")
 _QUOTED = re.compile(r"[\"'“]([^\s\"'”][^\"'”]{4,198}[^\s\"'”])[\"'”]")
 
@@ -215,6 +224,8 @@ class QueryAnalysis:
     issue_report: bool = False
     code_identifiers: tuple[str, ...] = ()
     frames: tuple[tuple[str, str], ...] = ()
+    # (path, line) a pasted trace points at, the innermost frame first
+    locations: tuple[tuple[str, int], ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -345,7 +356,44 @@ def analyze(query: str) -> QueryAnalysis:
         issue_report=issue,
         code_identifiers=tuple(dict.fromkeys(code_identifiers)),
         frames=frames,
+        locations=trace_locations(query),
     )
+
+
+def trace_locations(query: str) -> tuple[tuple[str, int], ...]:
+    """The (path, line) pairs a pasted trace points at, innermost frame first.
+
+    Most traces list the innermost frame first (Java, JavaScript, Go, Ruby, gdb,
+    sanitizers), and a Java trace's root cause is its last ``Caused by:`` (its frames
+    come first, then the sections before it, last to first); a Python traceback lists
+    it last ("most recent call last"), and PHP names the throwing file last (``thrown
+    in … on line N``). A Java frame's file is put under its package's folders
+    (``org.acme.Foo.bar(Foo.java:3)``: ``org/acme/Foo.java``), where a source tree
+    keeps it.
+    """
+    java = {m.start(3): m for m in _JAVA_FRAME.finditer(query)}
+    causes = [m.start() for m in _CAUSED_BY.finditer(query)]
+    first: list[tuple[str, int]] = []
+    inner: list[tuple[int, int, str, int]] = []  # section (root cause first), position
+    outer: list[tuple[str, int]] = []
+    for m in _PY_FRAME.finditer(query):
+        outer.append((m.group(1), int(m.group(2))))
+    for m in _AT_LINE.finditer(query):
+        path = m.group(1).replace("\\", "/")
+        line = int(m.group(2) or m.group(3) or m.group(4))
+        frame = java.get(m.start(1))
+        if frame is not None:
+            folders = frame.group(1).split(".")[:-1]
+            if folders:
+                path = "/".join([*folders, path])
+        if m.group(4):
+            first.append((path, line))
+        else:
+            section = sum(1 for at in causes if at < m.start())
+            inner.append((-section, m.start(), path, line))
+    inner.sort()
+    found = [*first, *((p, n) for _, _, p, n in inner), *reversed(outer)]
+    return tuple(dict.fromkeys((p, n) for p, n in found if n > 0))
 
 
 def _trace_mentions(
@@ -419,13 +467,28 @@ def _intent_of(query: str) -> Intent:
     # "foo://example.com/" of "why does set_scheme fail on …" asks for no example
     asked = _VALUES.sub(" ", query)
     for candidate_intent, pattern in _INTENT_RULES:
-        if candidate_intent is Intent.TEST and (asks_why or pasted):
-            # "our golden test on cmp.Diff flakes - why?": the cause is in the code
+        if candidate_intent is Intent.TEST:
+            if asks_why or pasted:
+                # "our golden test on cmp.Diff flakes - why?": the cause is in the code
+                continue
+            if pattern.search(_NOT_FOR_TESTS.sub(" ", asked)):
+                return candidate_intent
             continue
         if pattern.search(asked):
             return candidate_intent
     return Intent.GENERAL
 
+
+#: test words that ask for no tests: code the question names (``assert()``,
+#: ``User.assert(data)``, "the assert method"), a path or glob it quotes
+#: (``test/*.js``), the setting it is asked in ("… in tests?"), "testing whether"
+_NOT_FOR_TESTS = re.compile(
+    r"`[^`]*`|[\w$.]+\([^)]*\)|\b[\w$]+(?:\.[\w$]+)+|\S*[/*]\S*"
+    r"|\b\w+ (?:method|function|macro|keyword)\b"
+    r"|\bin (?:a |an |my |our |the |your )?(?:unit )?tests?\b"
+    r"|\btest(?:s|ing)? (?:whether|if)\b",
+    re.I,
+)
 
 #: quoted values and URLs in a question (an apostrophe inside a word quotes nothing)
 _VALUES = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|(?<!\w)'[^'\n]*'(?!\w)|\b\w+://\S+")

@@ -422,6 +422,31 @@
            value: [(function_expression) (arrow_function) (generator_function)]) @definition.method]))
     (#not-match? @_target "^(module\\.)?exports$|\\.prototype$")))
 
+; The same object assigned through a chain, `jQuery.fn = jQuery.prototype = { toArray:
+; function () {…} }`: by the first target as written (`jQuery.fn.toArray`).
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier)) @name
+      right: (assignment_expression
+        left: (member_expression)
+        right: (object
+          [(method_definition) (pair value: [(function_expression) (arrow_function) (generator_function)])]) @body))
+    (#not-match? @name "^(module\\.)?exports$")) @definition.class)
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier)) @_target
+      right: (assignment_expression
+        left: (member_expression)
+        right: (object
+          [(method_definition
+             name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+           (pair
+             key: [(property_identifier) @name (string (string_fragment) @name)]
+             value: [(function_expression) (arrow_function) (generator_function)]) @definition.method])))
+    (#not-match? @_target "^(module\\.)?exports$")))
+
 ; Members mixed into a constructor by a top-level call, Object.assign(X.prototype, {...}),
 ; utils.inherits(AxiosError, Error, { toJSON: function toJSON() {...} }), _.extend(X, {...}):
 ; `X.m`. The call is an `impl`: it defines its members, not X.
@@ -446,6 +471,36 @@
              key: [(property_identifier) @name (string (string_fragment) @name)]
              value: [(function_expression) (arrow_function) (generator_function)]) @definition.method])))
     (#match? @_mixin "(^|\\.)(assign|inherits|extend|mixin)$")))
+
+; An object literal passed alone to `X.extend({…})` or `X.mixin({…})` extends X itself
+; (jQuery's `jQuery.extend({ isPlainObject: function (obj) {…} })`, `jQuery.fn.extend({
+; attr: … })`, lodash's `_.mixin({…})`): its function members are `X.m` as written
+; (`jQuery.isPlainObject`, `jQuery.fn.attr`); the call is an `impl` of X, as above.
+(program
+  (expression_statement
+    (call_expression
+      function: (member_expression
+        object: [(identifier) (member_expression)] @name
+        property: (property_identifier) @_mixin)
+      arguments: (arguments
+        .
+        (object
+          [(method_definition) (pair value: [(function_expression) (arrow_function) (generator_function)])]) @body
+        .))
+    (#match? @_mixin "^(extend|mixin)$")) @definition.impl)
+(program
+  (expression_statement
+    (call_expression
+      function: (member_expression property: (property_identifier) @_mixin)
+      arguments: (arguments
+        .
+        (object [(method_definition
+             name: [(property_identifier) @name (string (string_fragment) @name)]) @definition.method
+           (pair
+             key: [(property_identifier) @name (string (string_fragment) @name)]
+             value: [(function_expression) (arrow_function) (generator_function)]) @definition.method])
+        .))
+    (#match? @_mixin "^(extend|mixin)$")))
 
 ; export default cond && function httpAdapter(config) {...}: by the function's name.
 (program
