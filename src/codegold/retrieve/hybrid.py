@@ -1277,13 +1277,13 @@ _NAME_WORD = re.compile(r"[A-Za-z_$][\w$]*")
 #: first-stage factors that also cap what the model rerank adds to a chunk (a legacy
 #: copy, a generated file, a sibling of the named qualifier stays below)
 _MODEL_CAPS = ("legacy", "generated", "qualifier")
-#: questions about the code itself, for which tests and docs are asides
 #: C and C++ headers, where prototypes are declared
 _HEADER = re.compile(r"\.(?:h|hh|hpp|hxx)$")
 #: a question that asks for the declaration, the header or its documentation
 _ASKS_DECLARATION = re.compile(
     r"\b(?:headers?|declar\w*|prototypes?|documented|doc ?comments?|signatures?)\b", re.I
 )
+#: questions about the code itself, for which tests and docs are asides
 _ASIDE_INTENTS = frozenset([Intent.DEFINITION, Intent.GENERAL, Intent.CONFIGURATION])
 _ASIDE_ROLES = frozenset(["test", "docs"])
 _DOCS_ROLES = frozenset(["docs"])
