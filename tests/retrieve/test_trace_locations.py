@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from codegold._paths import by_file_name
 from codegold.index.store import LoadedIndex
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.hybrid import HybridRetriever
@@ -88,16 +89,17 @@ def test_a_trace_path_resolves_to_the_indexed_file() -> None:
         "b/util.c": 5,
         "cmd/lint/main.go": 6,
     }
+    named = by_file_name(files)
     # an installed copy: the longest suffix an indexed file ends with
-    assert _suffix_match("/usr/lib/python3.12/site-packages/pkg/specifiers.py", files) == (
+    assert _suffix_match("/usr/lib/python3.12/site-packages/pkg/specifiers.py", files, named) == (
         "src/pkg/specifiers.py"
     )
-    assert _suffix_match("/go/pkg/mod/github.com/acme/log@v1/log.go", files) == "log.go"
+    assert _suffix_match("/go/pkg/mod/github.com/acme/log@v1/log.go", files, named) == "log.go"
     # a bare file name (gdb, sanitizers) names the one file of that name
-    assert _suffix_match("xmlparse.c", files) == "lib/xmlparse.c"
-    assert _suffix_match("util.c", files) is None  # two of them: no guess
+    assert _suffix_match("xmlparse.c", files, named) == "lib/xmlparse.c"
+    assert _suffix_match("util.c", files, named) is None  # two of them: no guess
     # the asker's own main.go shares only a file name with the project's
-    assert _suffix_match("/src/cmd/payd/main.go", files) is None
+    assert _suffix_match("/src/cmd/payd/main.go", files, named) is None
 
 
 UNIX_IO = """#include "io.h"

@@ -53,6 +53,7 @@ import numpy.typing as npt
 
 from codegold._io import write_bytes_atomic, write_json_atomic
 from codegold._lines import split_lines
+from codegold._paths import by_file_name
 from codegold.corpus.model import FileRole, FileStatus
 from codegold.errors import EnvironmentProblem, InputError
 from codegold.index._msgpack import array_header
@@ -693,6 +694,11 @@ class LoadedIndex:
     @cached_property
     def file_row(self) -> dict[str, int]:
         return {f: i for i, f in enumerate(self.file_lexical[1])}
+
+    @cached_property
+    def files_by_name(self) -> dict[str, tuple[str, ...]]:
+        """The indexed files by file name (where a bare name in a trace may point)."""
+        return by_file_name(self.file_row)
 
     def _anchored_rows(self, phrase: str) -> list[int] | None:
         """The rows that can hold ``phrase``, from the postings of one word inside it;

@@ -36,6 +36,7 @@ from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any
 
+from codegold._paths import by_file_name
 from codegold.attempts import Attempt, RetrievedChunk, RetrieverInfo
 from codegold.cases.model import Context
 from codegold.errors import InputError, missing_extra
@@ -130,9 +131,7 @@ class FrameworkRetriever:
         make = factory or load_factory(kind, target)
         self.root = checkout(git, revision, checkout_root).resolve()
         self._files = {e.path for e in git.list_files(revision)}
-        self._by_basename: dict[str, list[str]] = {}
-        for path in sorted(self._files):
-            self._by_basename.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+        self._by_basename = by_file_name(self._files)
         built_at = _now()
         self.retriever = make(str(self.root), revision)
         self._check_type()
@@ -172,7 +171,7 @@ class FrameworkRetriever:
     def _path(self, recorded: str) -> str:
         path = normalise_path(recorded, str(self.root))
         if path not in self._files and "/" not in path:
-            matches = self._by_basename.get(path, [])
+            matches = self._by_basename.get(path, ())
             if len(matches) == 1:  # file_name alone, and only one file has it
                 return matches[0]
         return path

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -258,12 +258,15 @@ def _primary(index: LoadedIndex) -> str | None:
     return best if counts[best] >= 0.6 * sum(counts.values()) else None
 
 
-def _suffix_match(path: str, files: dict[str, int]) -> str | None:
+def _suffix_match(
+    path: str, files: Mapping[str, int], named: Mapping[str, tuple[str, ...]]
+) -> str | None:
     """The indexed file a (possibly absolute, site-packages) path names: the longest
     suffix of its components that is an indexed path; else the one indexed file that
     ends with the longest suffix of two components or more (``site-packages/pkg/a.py``
     is ``src/pkg/a.py``), or with the whole path when it is a bare file name
-    (``xmlparse.c`` in a gdb frame); None when several files fit equally well."""
+    (``xmlparse.c`` in a gdb frame); None when several files fit equally well.
+    ``named`` is the indexed paths by file name (:attr:`LoadedIndex.files_by_name`)."""
     parts = [p for p in path.replace("\\", "/").split("/") if p and p != "."]
     if not parts:
         return None
@@ -271,33 +274,15 @@ def _suffix_match(path: str, files: dict[str, int]) -> str | None:
         candidate = "/".join(parts[i:])
         if candidate in files:
             return candidate
-    named = _files_named(files).get(parts[-1], ())
+    candidates = named.get(parts[-1], ())
     for i in range(len(parts)):
         if len(parts) - i < 2 and len(parts) > 1:
             break  # one shared file name says little about a longer path
         tail = "/" + "/".join(parts[i:])
-        found = [f for f in named if f.endswith(tail)]
+        found = [f for f in candidates if f.endswith(tail)]
         if found:
             return found[0] if len(found) == 1 else None
     return None
-
-
-_NAMED: dict[int, tuple[dict[str, int], dict[str, tuple[str, ...]]]] = {}
-
-
-def _files_named(files: dict[str, int]) -> dict[str, tuple[str, ...]]:
-    """The indexed paths by file name, worked out once per file table."""
-    known = _NAMED.get(id(files))
-    if known is not None and known[0] is files:
-        return known[1]
-    by_name: dict[str, list[str]] = {}
-    for path in sorted(files):
-        by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
-    table = {name: tuple(paths) for name, paths in by_name.items()}
-    if len(_NAMED) >= 8:
-        _NAMED.clear()
-    _NAMED[id(files)] = (files, table)
-    return table
 
 
 def located_rows(
@@ -307,12 +292,13 @@ def located_rows(
     file and falls inside one of its chunks (the smallest that spans the line), in the
     locations' order, each row once."""
     files = index.file_row
+    named = index.files_by_name
     rows_by_file = index.rows_by_file
     chunks = index.chunks
     out: list[tuple[int, int]] = []
     seen: set[int] = set()
     for position, (path, line) in enumerate(locations):
-        hit = _suffix_match(path, files)
+        hit = _suffix_match(path, files, named)
         if hit is None:
             continue
         spanning = [
@@ -427,13 +413,13 @@ def gather(
         for row in pnz[np.argsort(-plain[pnz], kind="stable")][:500].tolist():
             ev(file_names[row]).plain = float(plain[row])
     for path, _func in analysis.frames:
-        hit = _suffix_match(path, file_row)
+        hit = _suffix_match(path, file_row, index.files_by_name)
         if hit is not None:
             ev(hit).frame = 1.0
     _show_located(index, analysis, cfg, ev, chunk_scores)
     url_paths = [p for m in _URL.finditer(analysis.raw) for p in _URL_PATH.findall(m.group(0))]
     for path in [*analysis.paths, *url_paths]:
-        hit = _suffix_match(path, file_row)
+        hit = _suffix_match(path, file_row, index.files_by_name)
         if hit is not None:
             ev(hit).path = 1.0
     source = terms.text if cfg.issue_clean else analysis.raw
