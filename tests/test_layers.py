@@ -19,7 +19,19 @@ SRC = ROOT / "src" / "codegold"
 ORDER: tuple[tuple[str, ...], ...] = (
     # shared by every stage: errors, atomic writes, line splitting, roles, redaction,
     # the registry mechanism
-    ("", "errors", "_digest", "_io", "_lazy", "_lines", "_time", "roles", "redact", "registry"),
+    (
+        "",
+        "errors",
+        "_digest",
+        "_io",
+        "_lazy",
+        "_lines",
+        "_paths",
+        "_time",
+        "roles",
+        "redact",
+        "registry",
+    ),
     ("cases", "corpus"),
     ("chunking",),
     ("index",),
