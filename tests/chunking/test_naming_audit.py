@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from codegold.corpus.model import FileRole
-from tests.chunking._naming import check_naming
+from tests.chunking._naming import check_naming, chunks_of
 
 SOURCE, TEST = FileRole.SOURCE, FileRole.TEST
 
@@ -259,6 +259,52 @@ ROWS = [
         ["Legacy", "serve", "res.json", "Stream.pipe"],
         id="js-variable-and-property-chains",
     ),
+    pytest.param(
+        # iamkun/dayjs src/plugin/isBetween/index.js and timezone/index.js (v1.11.23), trimmed
+        "src/plugin/timezone/index.js",
+        """
+        export default (o, c, d) => {
+          const proto = c.prototype
+          c.prototype.isBetween = function (a, b, u, i) {
+            return this.isAfter(d(a), u) && this.isBefore(d(b), u)
+          }
+          proto.tz = function (timezone = defaultTimezone, keepLocalTime) {
+            return this.utcOffset(0, keepLocalTime)
+          }
+          d.tz.setDefault = function (timezone) {
+            defaultTimezone = timezone
+          }
+        }
+        """,
+        SOURCE,
+        {"index", "c.isBetween", "proto.tz", "d.tz.setDefault"},
+        {"c.prototype.isBetween", "index.proto.tz"},
+        ["isBetween", "proto.tz", "tz.setDefault"],
+        id="js-default-export-plugin-assignments",
+    ),
+    pytest.param(
+        # a CommonJS plugin (the shape of mongoose's and chai's plugins) beside a route
+        # callback: the callback's assignment is no definition of the module
+        "lib/plugin.js",
+        """
+        module.exports = function (schema, options) {
+          schema.methods.softDelete = function softDelete() {
+            this.deletedAt = new Date()
+          }
+        }
+        const register = (api) => {
+          api.ping = () => 'pong'
+        }
+        app.get('/', function (req, res) {
+          res.send = function () {}
+        })
+        """,
+        SOURCE,
+        {"plugin", "schema.methods.softDelete", "register", "api.ping"},
+        {"res.send", "app.res.send"},
+        ["softDelete", "api.ping", "register"],
+        id="js-cjs-plugin-and-callback",
+    ),
 ]  # fmt: skip
 
 
@@ -272,3 +318,41 @@ def test_naming_audit(
     labels: list[str],
 ) -> None:
     check_naming(path, source, role, present, absent, labels)
+
+
+def _method(name: str, body_lines: int) -> str:
+    body = "".join(f"            x{i} = self.step({i})\n" for i in range(body_lines))
+    return f"        def {name}(self, instance):\n{body}            return instance\n\n"
+
+
+def test_class_local_to_a_cut_function_names_its_methods() -> None:
+    # the shape of python-jsonschema's jsonschema/validators.py (v4.26.0): create()
+    # builds `class Validator` in a body of 380 lines, cut into pieces; labels write
+    # `Validator.iter_errors`. A short function's local class (a test's fake) names
+    # nothing.
+    source = (
+        "def create(meta_schema, validators=()):\n"
+        "    @attr.s\n"
+        "    class Validator:\n"
+        + _method("iter_errors", 130)
+        + _method("descend", 130)
+        + _method("is_valid", 130)
+        + "    return Validator\n\n\n"
+        "def test_fake():\n"
+        "    class Fake:\n"
+        "        def iter_errors(self, instance):\n"
+        "            return []\n"
+        "    assert Fake().iter_errors(1) == []\n"
+    )
+    check_naming(
+        "jsonschema/validators.py",
+        source,
+        SOURCE,
+        {"create", "Validator", "Validator.iter_errors", "Validator.descend", "Validator.is_valid"},
+        {"Fake", "Fake.iter_errors", "create.Validator.iter_errors"},
+        ["Validator.iter_errors", "Validator.is_valid", "create"],
+    )
+    chunks = chunks_of("jsonschema/validators.py", source, SOURCE)
+    holding = [c for c in chunks if "Validator.descend" in c.symbols]
+    assert len(holding) == 1
+    assert holding[0].start_line <= 3 + 133 + 1 <= holding[0].end_line

@@ -153,7 +153,14 @@ __all__ = [
 #: (``jQuery.fn.attr``), of ``A = B = {…}`` ``A.m``; ``var a, init = X.init = function…``
 #: is named by the function's names first; a function nested in a function long enough to
 #: be cut is a chunk of its own, ``outer.inner``. Python output is unchanged.
-ALGORITHM_VERSION = "16"
+#: 17: the same targets assigned in the body of a function that is a definition written
+#: as an expression (``export default (o, c, d) => { proto.format = function … }``,
+#: ``module.exports = function (schema) {…}``, ``const plugin = (api) => {…}``) are
+#: symbols of its chunk (``proto.format``); callbacks passed to calls are left alone. A
+#: class local to a function long enough to be cut (jsonschema's ``create()`` building
+#: ``class Validator``) and its methods are symbols of the pieces they start in
+#: (``Validator.iter_errors``); chunk spans are unchanged.
+ALGORITHM_VERSION = "17"
 
 
 def chunk_file(

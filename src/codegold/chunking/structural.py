@@ -1011,6 +1011,8 @@ class _File:
                 ):
                     for name in self.local_names(d, outer):
                         symbols[index][name] = None
+                for name in self.cut_local_class_names(d, pieces[index]):
+                    symbols[index][name] = None
                 continue
             if d.kind == "impl":
                 continue
@@ -1095,6 +1097,36 @@ class _File:
                 )
             )
         return tuple(chunks)
+
+    def cut_local_class_names(self, d: _Def, piece: _Piece) -> list[str]:
+        """What a piece of a function cut into pieces defines for a class ``d`` local
+        to it, or a method of one (jsonschema's 380-line ``create()`` building ``class
+        Validator``): ``Validator`` and ``Validator.iter_errors``, as an engineer writes
+        them. A function short enough to be one chunk (a test defining a helper class)
+        defines none of its local classes."""
+        if d.declaration or not d.names:
+            return []
+        if d.kind in CONTAINER_KINDS:
+            cls, function = d, d.parent
+        elif d.kind in FUNCTION_KINDS and d.parent is not None and d.parent.kind in CONTAINER_KINDS:
+            cls, function = d.parent, d.parent.parent
+        else:
+            return []
+        if (
+            function is None
+            or function.local
+            or function.titled
+            or function.kind not in FUNCTION_KINDS
+            or cls.parent is not function
+            or not cls.names
+            or cls.kind == "impl"
+            or piece.owner is not function
+            or (piece.start <= function.row and piece.end >= function.span_end)
+        ):
+            return []
+        if cls is d:
+            return [cls.names[0]]
+        return [f"{cls.names[0]}.{d.names[0]}"]
 
     def local_names(self, d: _Def, outer: _Def) -> list[str]:
         """What the chunk of ``outer`` (a function) defines for a function ``d`` nested

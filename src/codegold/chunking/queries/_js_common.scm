@@ -92,6 +92,56 @@
            left: (member_expression property: (property_identifier)) @name
            right: [(function_expression) (arrow_function) (generator_function)])))]
     @definition.function))
+; The same in the body of a function that is itself a definition written as an
+; expression: a plugin exported as `export default (o, c, d) => { proto.format = function
+; (…) {…} }` (Day.js), `module.exports = function (schema) { schema.methods.x = … }`, a
+; module-level `const plugin = (api) => { api.m = … }`: the targets as written are symbols
+; of that function's chunk (`proto.format`, `d.tz.setDefault`). Callbacks passed to calls
+; are no definitions and are left alone.
+(program
+  (export_statement
+    value: (_ body: (statement_block
+      [(expression_statement
+         (assignment_expression
+           left: (member_expression property: (property_identifier)) @name
+           right: [(function_expression) (arrow_function) (generator_function)]))
+       (expression_statement
+         (assignment_expression
+           left: (member_expression property: (property_identifier)) @name
+           right: (assignment_expression
+             left: (member_expression property: (property_identifier)) @name
+             right: [(function_expression) (arrow_function) (generator_function)])))]
+      @definition.function))))
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression)
+      right: (_ body: (statement_block
+        [(expression_statement
+           (assignment_expression
+             left: (member_expression property: (property_identifier)) @name
+             right: [(function_expression) (arrow_function) (generator_function)]))
+         (expression_statement
+           (assignment_expression
+             left: (member_expression property: (property_identifier)) @name
+             right: (assignment_expression
+               left: (member_expression property: (property_identifier)) @name
+               right: [(function_expression) (arrow_function) (generator_function)])))]
+        @definition.function)))))
+(program
+  (_ (variable_declarator
+    value: (_ body: (statement_block
+      [(expression_statement
+         (assignment_expression
+           left: (member_expression property: (property_identifier)) @name
+           right: [(function_expression) (arrow_function) (generator_function)]))
+       (expression_statement
+         (assignment_expression
+           left: (member_expression property: (property_identifier)) @name
+           right: (assignment_expression
+             left: (member_expression property: (property_identifier)) @name
+             right: [(function_expression) (arrow_function) (generator_function)])))]
+      @definition.function)))))
 (program
   (expression_statement
     (assignment_expression
