@@ -140,7 +140,7 @@ class HybridRetriever:
         """Names to look up, with a weight: code-looking identifiers fully, plain
         words only when some chunk defines exactly that name."""
         names: list[tuple[str, float]] = [(i, 1.0) for i in analysis.identifiers]
-        if names:
+        if names and not _bare_names(analysis):
             # the asker named code; plain words are prose ("refresh token"), not names
             return names
         table = self.index.symbols
@@ -1425,6 +1425,14 @@ def _prose_question(analysis: QueryAnalysis) -> bool:
     """Two words or more besides the names it writes as code: not a bare name."""
     named_parts = {p for i in analysis.identifiers for p in re.split(r"\W+", i)}
     return len([w for w in analysis.words if w not in named_parts]) >= 2
+
+
+def _bare_names(analysis: QueryAnalysis) -> bool:
+    """Whether the query is nothing but a few names, a code-looking one beside plain
+    ones ("LineUtil simplify": a module and the function it exports): then the plain
+    words are names too, not prose."""
+    tokens = analysis.raw.split()
+    return 1 < len(tokens) <= 3 and len(tokens) == len(analysis.identifiers) + len(analysis.words)
 
 
 def _qualified(analysis: QueryAnalysis) -> list[list[str]]:
