@@ -305,6 +305,52 @@ ROWS = [
         ["softDelete", "api.ping", "register"],
         id="js-cjs-plugin-and-callback",
     ),
+    pytest.param(
+        # jq's src/util.c (jq-1.8.1): `*const` arrays inside `#ifndef HAVE_STRPTIME`.
+        "src/util.c",
+        """
+        #ifndef HAVE_STRPTIME
+        static const char *const nast[] = {
+               "EST",    "CST",    "MST",    "PST",    "\\0\\0\\0"
+        };
+        static const char *const weekday_name[] =
+        {
+            "Sunday", "Monday", "Tuesday", "Wednesday",
+            "Thursday", "Friday", "Saturday"
+        };
+        #endif
+        """,
+        SOURCE,
+        {"nast", "weekday_name"},
+        set(),
+        ["weekday_name", "nast"],
+        id="c-const-pointer-arrays-in-ifndef",
+    ),
+    pytest.param(
+        # tmux's cmd-find.c (3.7c) and htop's CRT.c (3.5.3): two-dimensional tables, and
+        # the pointer declared above one.
+        "cmd-find.c",
+        """
+        static const char *cmd_find_window_table[][2] = {
+        \t{ "{start}", "^" },
+        \t{ "{last}", "!" },
+        \t{ NULL, NULL }
+        };
+
+        const int* CRT_colors;
+
+        static int CRT_colorSchemes[LAST_COLORSCHEME][LAST_COLORELEMENT] = {
+           [COLORSCHEME_DEFAULT] = {
+              [RESET_COLOR] = ColorPair(White, Black),
+           },
+        };
+        """,
+        SOURCE,
+        {"cmd_find_window_table", "CRT_colors", "CRT_colorSchemes"},
+        set(),
+        ["cmd_find_window_table", "CRT_colorSchemes"],
+        id="c-two-dimensional-tables",
+    ),
 ]  # fmt: skip
 
 

@@ -439,3 +439,68 @@ def test_catch2_test_cases_and_sections_are_named_by_their_titles() -> None:
         ),
     }
     assert all(c.role is Role.TEST for c in chunks)
+
+
+#: htop's CRT.c (3.5.3): ``CRT_init`` ends with an ``#ifdef`` inside an assignment, and
+#: libevent's evutil.c ORs flags under ``#ifndef`` in an initialiser (2.1.12).
+CONDITIONAL_EXPRESSION_PARTS = """\
+void CRT_init(const Settings* settings, bool allowUnicode) {
+   CRT_setColors(settings->colorScheme);
+
+   CRT_treeStr =
+#ifdef HAVE_LIBNCURSESW
+      CRT_utf8 ? CRT_treeStrUtf8 :
+#endif
+      CRT_treeStrAscii;
+
+   initDegreeSign();
+}
+
+static const unsigned int ALL_NONNATIVE_AI_FLAGS =
+#ifndef AI_PASSIVE
+    EVUTIL_AI_PASSIVE |
+#endif
+#ifndef AI_CANONNAME
+    EVUTIL_AI_CANONNAME |
+#endif
+    0;
+
+void CRT_done(void) {
+   endwin();
+}
+"""
+
+
+def test_a_conditional_part_of_an_expression_is_read_as_written() -> None:
+    """An ``#ifdef`` without ``#else`` whose branch continues the expression the line
+    above leaves open: its directives are blanked, its code kept, and the function
+    around it (and every one after it) is parsed."""
+    chunks = chunks_of("CRT.c", CONDITIONAL_EXPRESSION_PARTS)
+    names = {c.symbol: c for c in chunks if c.symbol}
+    assert (names["CRT_init"].start_line, names["CRT_init"].end_line) == (1, 11)
+    assert (names["CRT_done"].start_line, names["CRT_done"].end_line) == (22, 24)
+    assert any("ALL_NONNATIVE_AI_FLAGS" in c.symbols for c in chunks)
+    resolution = resolve_conditionals(CONDITIONAL_EXPRESSION_PARTS.encode())
+    assert resolution is not None
+    parsed = resolution.source.decode().split("\n")
+    assert not parsed[4].strip() and not parsed[6].strip()  # the directives go
+    assert parsed[5].strip() == "CRT_utf8 ? CRT_treeStrUtf8 :"  # the branch stays
+    assert parsed[14].strip() == "EVUTIL_AI_PASSIVE |"
+    assert resolution.alternatives == ()
+
+
+def test_a_long_two_dimensional_c_table_is_cut_with_its_name_on_every_piece() -> None:
+    # htop's CRT.c (3.5.3): `static int CRT_colorSchemes[LAST_COLORSCHEME][…] = {…}`
+    # runs 823 lines; its declarator nests two array declarators around the name.
+    rows = "".join(f"      [ELEMENT_{n}] = ColorPair(White, Black),\n" for n in range(30))
+    source = (
+        "const int* CRT_colors;\n\n"
+        "static int CRT_colorSchemes[LAST_COLORSCHEME][LAST_COLORELEMENT] = {\n"
+        f"   [COLORSCHEME_DEFAULT] = {{\n{rows}   }},\n}};\n\n"
+        "void CRT_done(void) {\n   endwin();\n}\n"
+    )
+    chunks = chunks_of("CRT.c", source, ChunkerConfig(max_chunk_lines=10))
+    pieces = [c for c in chunks if c.symbol == "CRT_colorSchemes"]
+    assert len(pieces) >= 3
+    assert pieces[0].start_line == 3 and pieces[-1].end_line == 36
+    assert any("CRT_colors" in c.symbols for c in chunks)

@@ -160,7 +160,14 @@ __all__ = [
 #: class local to a function long enough to be cut (jsonschema's ``create()`` building
 #: ``class Validator``) and its methods are symbols of the pieces they start in
 #: (``Validator.iter_errors``); chunk spans are unchanged.
-ALGORITHM_VERSION = "17"
+#: 18: C only. A ``#if`` without ``#else`` inside an expression, its branch continuing
+#: what the line above leaves open (``CRT_treeStr =`` ``#ifdef W`` ``a ? b :`` ``#endif``
+#: ``c;``, flags ORed under ``#ifndef``), has its directives blanked and its code kept:
+#: the function around it (htop's ``CRT_init``) and the rest of the file parse (zlib's
+#: deflate.c is structural instead of windows). A file-level variable is named through up
+#: to three pointer or array declarators (``*const names[]``, ``table[A][B]``), also in
+#: ``#elif``: long tables (``CRT_colorSchemes``) are cut with their name on every piece.
+ALGORITHM_VERSION = "18"
 
 
 def chunk_file(

@@ -462,6 +462,24 @@ def resolve_conditionals(source: bytes) -> Resolution | None:
                 return False
         return True
 
+    def expression_part(group: _Group) -> bool:
+        """An ``#if`` without ``#else`` placed inside an expression: the line above it
+        leaves the statement open and so does its branch (``CRT_treeStr =`` ``#ifdef W
+        CRT_utf8 ? CRT_treeStrUtf8 :`` ``#endif`` ``CRT_treeStrAscii;``; flags joined
+        by ``|``). The parser reads no directive inside an expression; the branch is
+        kept as written, a part of the one statement."""
+        if len(group.branches) != 1 or group.children:
+            return False
+        above = before(group)
+        if above is None or not _open_end(above):
+            return False
+        rows = code_rows(group.branches[0])
+        if not rows:
+            return False
+        last = lines[rows[-1]]
+        # (a conditional expression's ``:`` is no label's)
+        return _open_end(last) or (b"?" in last and last.rstrip().endswith(b":"))
+
     def open_tail(branch: _Branch) -> tuple[int, int] | None:
         """The rows of the statement a branch leaves open, from the previous
         statement's end."""
@@ -487,8 +505,9 @@ def resolve_conditionals(source: bytes) -> Resolution | None:
             if rows and _LINKAGE.match(lines[rows[-1]]):
                 blanked.add(rows[-1])
         balanced = all(delta(branch) == 0 for branch in group.branches)
-        completions = balanced and alternative_completions(group)
-        if balanced and not completions and not alternative_heads(group):
+        part = balanced and expression_part(group)
+        completions = balanced and not part and alternative_completions(group)
+        if balanced and not part and not completions and not alternative_heads(group):
             return
         kept = group.branches[-1] if group.branches[-1].explicit_else else None
         if completions:
@@ -503,6 +522,8 @@ def resolve_conditionals(source: bytes) -> Resolution | None:
             while nxt in directive_rows and lines[nxt - 1].rstrip().endswith(b"\\"):
                 blanked.add(nxt)
                 nxt += 1
+        if part:
+            return
         for branch in group.branches:
             if branch is kept:
                 continue

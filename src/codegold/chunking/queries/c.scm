@@ -61,55 +61,203 @@
 ((preproc_function_def name: (identifier) @name) @definition.function
  (#match? @definition.function "\\\\\n"))
 
-; File-level variables, also inside #if blocks and extern "C" { }: names only.
+; File-level variables, also inside #if blocks and extern "C" { }: names only. The name is
+; the identifier under up to three pointer or array declarators (`*const names[]`,
+; `table[][2]`, `*x[][2]`), with or without an initialiser. (The alternatives of
+; `declarator:` are listed flat: an alternation written directly inside another one
+; there matches only some of its branches.)
 ([(translation_unit
    (declaration
      declarator: [(identifier) @name
-                  (pointer_declarator declarator: (identifier) @name)
-                  (array_declarator declarator: (identifier) @name)
-                  (init_declarator
-                    declarator: [(identifier) @name
-                                 (pointer_declarator declarator: (identifier) @name)
-                                 (array_declarator declarator: (identifier) @name)
-                                 (pointer_declarator
-                                   declarator: (array_declarator
-                                     declarator: (identifier) @name))])]) @definition.constant)
+                  (pointer_declarator declarator: [(identifier) @name
+                                                    (pointer_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])
+                                                    (array_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])])
+                  (array_declarator declarator: [(identifier) @name
+                                                    (pointer_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])
+                                                    (array_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])])
+                  (init_declarator declarator: [(identifier) @name
+                                                     (pointer_declarator declarator: [(identifier) @name
+                                                                                      (pointer_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])
+                                                                                      (array_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])])
+                                                     (array_declarator declarator: [(identifier) @name
+                                                                                      (pointer_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])
+                                                                                      (array_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])])])]) @definition.constant)
   (preproc_ifdef
    (declaration
      declarator: [(identifier) @name
-                  (pointer_declarator declarator: (identifier) @name)
-                  (array_declarator declarator: (identifier) @name)
-                  (init_declarator
-                    declarator: [(identifier) @name
-                                 (pointer_declarator declarator: (identifier) @name)
-                                 (array_declarator declarator: (identifier) @name)])]) @definition.constant)
+                  (pointer_declarator declarator: [(identifier) @name
+                                                    (pointer_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])
+                                                    (array_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])])
+                  (array_declarator declarator: [(identifier) @name
+                                                    (pointer_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])
+                                                    (array_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])])
+                  (init_declarator declarator: [(identifier) @name
+                                                     (pointer_declarator declarator: [(identifier) @name
+                                                                                      (pointer_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])
+                                                                                      (array_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])])
+                                                     (array_declarator declarator: [(identifier) @name
+                                                                                      (pointer_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])
+                                                                                      (array_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])])])]) @definition.constant)
   (preproc_if
    (declaration
      declarator: [(identifier) @name
-                  (pointer_declarator declarator: (identifier) @name)
-                  (array_declarator declarator: (identifier) @name)
-                  (init_declarator
-                    declarator: [(identifier) @name
-                                 (pointer_declarator declarator: (identifier) @name)
-                                 (array_declarator declarator: (identifier) @name)])]) @definition.constant)
+                  (pointer_declarator declarator: [(identifier) @name
+                                                    (pointer_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])
+                                                    (array_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])])
+                  (array_declarator declarator: [(identifier) @name
+                                                    (pointer_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])
+                                                    (array_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])])
+                  (init_declarator declarator: [(identifier) @name
+                                                     (pointer_declarator declarator: [(identifier) @name
+                                                                                      (pointer_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])
+                                                                                      (array_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])])
+                                                     (array_declarator declarator: [(identifier) @name
+                                                                                      (pointer_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])
+                                                                                      (array_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])])])]) @definition.constant)
+  (preproc_elif
+   (declaration
+     declarator: [(identifier) @name
+                  (pointer_declarator declarator: [(identifier) @name
+                                                    (pointer_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])
+                                                    (array_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])])
+                  (array_declarator declarator: [(identifier) @name
+                                                    (pointer_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])
+                                                    (array_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])])
+                  (init_declarator declarator: [(identifier) @name
+                                                     (pointer_declarator declarator: [(identifier) @name
+                                                                                      (pointer_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])
+                                                                                      (array_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])])
+                                                     (array_declarator declarator: [(identifier) @name
+                                                                                      (pointer_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])
+                                                                                      (array_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])])])]) @definition.constant)
   (preproc_else
    (declaration
      declarator: [(identifier) @name
-                  (pointer_declarator declarator: (identifier) @name)
-                  (array_declarator declarator: (identifier) @name)
-                  (init_declarator
-                    declarator: [(identifier) @name
-                                 (pointer_declarator declarator: (identifier) @name)
-                                 (array_declarator declarator: (identifier) @name)])]) @definition.constant)
+                  (pointer_declarator declarator: [(identifier) @name
+                                                    (pointer_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])
+                                                    (array_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])])
+                  (array_declarator declarator: [(identifier) @name
+                                                    (pointer_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])
+                                                    (array_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])])
+                  (init_declarator declarator: [(identifier) @name
+                                                     (pointer_declarator declarator: [(identifier) @name
+                                                                                      (pointer_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])
+                                                                                      (array_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])])
+                                                     (array_declarator declarator: [(identifier) @name
+                                                                                      (pointer_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])
+                                                                                      (array_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])])])]) @definition.constant)
   (declaration_list
    (declaration
      declarator: [(identifier) @name
-                  (pointer_declarator declarator: (identifier) @name)
-                  (array_declarator declarator: (identifier) @name)
-                  (init_declarator
-                    declarator: [(identifier) @name
-                                 (pointer_declarator declarator: (identifier) @name)
-                                 (array_declarator declarator: (identifier) @name)])]) @definition.constant)])
+                  (pointer_declarator declarator: [(identifier) @name
+                                                    (pointer_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])
+                                                    (array_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])])
+                  (array_declarator declarator: [(identifier) @name
+                                                    (pointer_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])
+                                                    (array_declarator declarator: [(identifier) @name
+                                                                                     (pointer_declarator declarator: (identifier) @name)
+                                                                                     (array_declarator declarator: (identifier) @name)])])
+                  (init_declarator declarator: [(identifier) @name
+                                                     (pointer_declarator declarator: [(identifier) @name
+                                                                                      (pointer_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])
+                                                                                      (array_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])])
+                                                     (array_declarator declarator: [(identifier) @name
+                                                                                      (pointer_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])
+                                                                                      (array_declarator declarator: [(identifier) @name
+                                                                                                                       (pointer_declarator declarator: (identifier) @name)
+                                                                                                                       (array_declarator declarator: (identifier) @name)])])])]) @definition.constant)])
 
 ; ---- leading comments ----------------------------------------------------
 
