@@ -402,3 +402,84 @@ def test_class_local_to_a_cut_function_names_its_methods() -> None:
     holding = [c for c in chunks if "Validator.descend" in c.symbols]
     assert len(holding) == 1
     assert holding[0].start_line <= 3 + 133 + 1 <= holding[0].end_line
+
+
+#: The shape of matklad/once_cell's src/lib.rs (v1.21.4): crate docs in `//!`, then two
+#: inline modules, each with its own `OnceCell` and `impl OnceCell { fn get }`.
+_ONCE_CELL = """\
+//! # Overview
+//!
+//! `once_cell` provides two new cell-like types, `unsync::OnceCell` and
+//! `sync::OnceCell`.
+//!
+//! Enable the `parking_lot` feature to use it for `sync::OnceCell`.
+
+#![cfg_attr(not(feature = "std"), no_std)]
+
+#[cfg(all(feature = "std", not(feature = "parking_lot")))]
+#[path = "imp_std.rs"]
+mod imp;
+
+/// Single-threaded version of `OnceCell`.
+pub mod unsync {
+    use core::cell::UnsafeCell;
+
+    pub struct OnceCell<T> {
+        inner: UnsafeCell<Option<T>>,
+    }
+
+    impl<T> OnceCell<T> {
+        pub fn get(&self) -> Option<&T> {
+            unsafe { &*self.inner.get() }.as_ref()
+        }
+    }
+}
+
+/// Thread-safe, blocking version of `OnceCell`.
+pub mod sync {
+    use super::imp::OnceCell as Imp;
+
+    pub struct OnceCell<T>(Imp<T>);
+
+    impl<T> OnceCell<T> {
+        pub fn get(&self) -> Option<&T> {
+            if self.0.is_initialized() { Some(unsafe { self.get_unchecked() }) } else { None }
+        }
+    }
+}
+"""
+
+
+def test_rust_members_of_a_type_in_an_inline_module_have_its_namespaced_name() -> None:
+    from codegold.cases.match import symbol_matches
+
+    chunks = chunks_of("src/lib.rs", _ONCE_CELL, SOURCE)
+
+    def matching(label: str) -> list[int]:
+        return [c.start_line for c in chunks if symbol_matches(label, c.symbol, c.symbols)]
+
+    unsync_get, sync_get = (c.start_line for c in chunks if "OnceCell.get" in c.symbols)
+    assert matching("unsync.OnceCell.get") == [unsync_get]
+    assert matching("sync.OnceCell.get") == [sync_get]
+    assert matching("OnceCell.get") == [unsync_get, sync_get]
+
+
+def test_rust_module_docs_are_a_docs_chunk_of_their_own() -> None:
+    from codegold.roles import Role
+
+    chunks = chunks_of("src/lib.rs", _ONCE_CELL, SOURCE)
+    first, second = chunks[0], chunks[1]
+    assert (first.start_line, first.end_line, first.role) == (1, 6, Role.DOCS)
+    assert first.text.startswith("//! # Overview")
+    assert (second.start_line, second.role) == (8, Role.CALL_SITE)
+    assert "mod imp;" in second.text
+    # `//!` right above an item documents the module, never leads the item; two lines
+    # of it stay with the code
+    source = "//! Spin-wait helper: backs off with\n//! exponentially longer spins.\n//! See `SpinWait::spin`.\npub struct SpinWait {\n    counter: u32,\n}\n"
+    chunks = chunks_of("core/src/spinwait.rs", source, SOURCE)
+    assert [(c.start_line, c.end_line, c.role) for c in chunks] == [
+        (1, 3, Role.DOCS),
+        (4, 6, Role.DEFINITION),
+    ]
+    short = chunks_of("src/x.rs", "//! Errors.\nuse core::fmt;\n\npub fn f() {}\n", SOURCE)
+    assert [(c.start_line, c.role) for c in short] == [(1, Role.CALL_SITE), (4, Role.DEFINITION)]

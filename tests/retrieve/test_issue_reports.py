@@ -556,3 +556,60 @@ def test_a_short_wrapper_is_shown_after_the_longer_code_that_does_the_work(
     default = HybridRetriever(index).retrieve(report, case_id="c", attempt_id="a")
     assert [c.symbol for c in default.ranked[:2]] == ["lookup_env", "automatic_env"]
     assert RetrieverConfig().issue_wrapper_lines == 10
+
+
+LOG_LIB = """//! A lightweight logging facade.
+//!
+//! If no logging implementation is selected, the facade falls back to a "noop"
+//! implementation that ignores all log records. Call `set_logger` early in main,
+//! before any record is emitted.
+
+pub fn logger() -> &'static dyn Log {
+    if STATE.load(Ordering::Acquire) != INITIALIZED {
+        // no logger set yet: the record goes to the no-op logger and is lost
+        static NOP: NopLogger = NopLogger;
+        &NOP
+    } else {
+        unsafe { LOGGER }
+    }
+}
+"""
+
+EARLY_REPORT = """Log records emitted before set_logger are lost
+
+Our config loader logs before main calls set_logger; every record emitted
+before that is lost and nothing reports the lost records. Expected them to be
+buffered until the logger is set.
+"""
+
+
+def test_module_docs_are_shown_after_the_code_of_their_file(tmp_path: Path) -> None:
+    """rust-lang/log's src/lib.rs: the crate docs (a ``docs`` chunk) hold a report's
+    words wholesale; the function that drops the records is what it is about."""
+    repo, (sha,) = make_repo(tmp_path / "r", [{"src/lib.rs": LOG_LIB}])
+    root = tmp_path / "idx"
+    with GitRepo(repo) as git:
+        build_index(git, sha, root, policy=PathPolicy())
+        index = open_index(root, sha)
+    assert [c.role for c in index.chunks] == ["docs", "definition"]
+    ranked = HybridRetriever(index).retrieve(EARLY_REPORT, case_id="c", attempt_id="a").ranked
+    assert [c.symbol for c in ranked[:1]] == ["logger"]
+
+
+def test_rust_attribute_lines_do_not_make_glue_longer() -> None:
+    from types import SimpleNamespace
+
+    from codegold.retrieve.hybrid import _thin
+
+    def chunk(text: str) -> SimpleNamespace:
+        return SimpleNamespace(start_line=36, end_line=35 + text.count("\n") + 1, text=text)
+
+    # parking_lot's src/deadlock.rs, below its `//!` docs
+    reexports = (
+        '#[cfg(feature = "deadlock_detection")]\n'
+        "pub use parking_lot_core::deadlock::check_deadlock;\n"
+        "pub(crate) use parking_lot_core::deadlock::{acquire_resource, release_resource};"
+    )
+    assert _thin(chunk(reexports))
+    assert not _thin(chunk("mod a;\nmod b;\nmod c;"))
+    assert _thin(chunk("pub use a::b;"))

@@ -363,3 +363,56 @@ def test_the_rerank_knobs_are_checked() -> None:
         RetrieverConfig.from_dict({"rerank_fusion": "max"})
     with pytest.raises(InputError, match="rerank_scope"):
         RetrieverConfig.from_dict({"rerank_scope": "some"})
+
+
+ONCE_CELL = """pub mod unsync {
+    pub struct OnceCell<T> {
+        inner: core::cell::UnsafeCell<Option<T>>,
+    }
+
+    impl<T> OnceCell<T> {
+        /// Gets the reference to the underlying value.
+        pub fn get(&self) -> Option<&T> {
+            unsafe { &*self.inner.get() }.as_ref()
+        }
+    }
+}
+
+pub mod sync {
+    pub struct OnceCell<T>(super::imp::OnceCell<T>);
+
+    impl<T> OnceCell<T> {
+        /// Gets the reference to the underlying value; None while it is initialized.
+        pub fn get(&self) -> Option<&T> {
+            if self.0.is_initialized() { Some(unsafe { self.get_unchecked() }) } else { None }
+        }
+    }
+}
+"""
+
+
+def test_a_module_qualified_name_demotes_the_same_method_of_another_module(
+    tmp_path: Path,
+) -> None:
+    """``unsync::OnceCell::get`` (once_cell's src/lib.rs): the chunk of ``sync``'s
+    ``OnceCell.get``, also named ``sync.OnceCell.get``, is a sibling; a bare
+    ``OnceCell::get`` demotes neither."""
+    index = index_files(tmp_path, {"src/lib.rs": ONCE_CELL})
+
+    def demoted(query: str) -> list[int]:
+        result = HybridRetriever(index).search(query)  # type: ignore[arg-type]
+        return sorted(
+            index.chunks[r].start_line  # type: ignore[attr-defined]
+            for r, _ in result.ranked
+            if "qualifier" in result.explanations[r].factors
+        )
+
+    holding = sorted(
+        c.start_line
+        for c in index.chunks  # type: ignore[attr-defined]
+        if "OnceCell.get" in c.symbols
+    )
+    assert len(holding) == 2
+    assert demoted("what does unsync::OnceCell::get return?") == [holding[1]]
+    assert demoted("what does sync::OnceCell::get return?") == [holding[0]]
+    assert demoted("what does OnceCell::get return?") == []

@@ -167,7 +167,12 @@ __all__ = [
 #: deflate.c is structural instead of windows). A file-level variable is named through up
 #: to three pointer or array declarators (``*const names[]``, ``table[A][B]``), also in
 #: ``#elif``: long tables (``CRT_colorSchemes``) are cut with their name on every piece.
-ALGORITHM_VERSION = "18"
+#: 19: members of a type in a namespace (``mod sync { impl OnceCell { fn get } }``) also
+#: have the namespaced name (``sync.OnceCell.get``), so a label for one module's
+#: ``OnceCell.get`` tells it from another's; Rust module documentation (``//!``, the
+#: ``@docs`` capture) of three lines or more is a ``docs`` chunk of its own, apart from
+#: the ``mod``/``use`` lines beside it, and leads no item.
+ALGORITHM_VERSION = "19"
 
 
 def chunk_file(

@@ -14,7 +14,8 @@ How a file becomes chunks (every step works on whole lines):
    a top-level or member function adds ``outer.inner`` to the symbols of its chunk.
    Names are qualified by enclosing containers (``Outer.Inner.method``) or by an
    explicit ``@scope`` (Go receivers), never by namespaces (Rust ``mod``, TypeScript
-   ``namespace``) nor by a titled test.
+   ``namespace``) nor by a titled test; a namespace's members, and the members of its
+   containers, also have the namespaced name (``sync.OnceCell``, ``sync.OnceCell.get``).
 3. A definition's span takes in its wrapper nodes (decorators, ``export``) and the
    contiguous block of comments/attributes right above it at the same indentation.
 4. Partition the file top-down. Definitions become chunks; the lines between them are
@@ -41,7 +42,9 @@ How a file becomes chunks (every step works on whole lines):
 Roles, for source-like files: ``declaration`` for ``@declaration`` captures and for
 everything in declaration files (``.pyi``, ``.d.ts``); ``definition`` for other
 definitions and for module chunks that define a constant; ``call_site`` for module
-chunks that only import and run code. Test, docs, config, generated and migration
+chunks that only import and run code; ``docs`` for module documentation (``@docs``
+comments, Rust's ``//!``), which from ``min_member_lines`` lines on is a chunk of its
+own between the code around it. Test, docs, config, generated and migration
 files give every chunk their own role.
 
 Chunks never overlap, are sorted by line, and cover every non-blank line.
@@ -158,6 +161,9 @@ class _Def:
     parent: _Def | None = None
     children: list[_Def] = field(default_factory=list)
     qnames: list[str] = field(default_factory=list)
+    #: Of ``qnames``, the names a namespace gives (``sync.OnceCell``): what its members'
+    #: namespaced names are made of.
+    namespaced: list[str] = field(default_factory=list)
     local: bool = False
     #: Named by a test title (``it("…")``): never qualified, qualifies nothing.
     titled: bool = False
@@ -194,6 +200,8 @@ class _Piece:
     #: Only the closing lines of a split container or function after its last member
     #: (a ``}``, Ruby's ``end``): owned by nothing, so no member runs through them.
     closing: bool = False
+    #: Module documentation (``@docs``, Rust's ``//!``): its role is ``docs``.
+    docs: bool = False
 
 
 #: Captures that name, qualify or delimit the definition containing them, in the order
@@ -338,6 +346,8 @@ class _File:
         self.leading_at: dict[int, tuple[int, int]] = {}
         #: Last rows of ``/** ... */`` doc blocks: they attach across one blank line.
         self.doc_block_ends: set[int] = set()
+        #: Rows of ``@docs`` comments standing alone on their lines (Rust ``//!``).
+        self.docs_rows: set[int] = set()
         self._signatures: dict[int, str] = {}
         self._breaks: dict[int, list[int]] = {}
         self.definition_ids: set[int] = set()
@@ -608,6 +618,19 @@ class _File:
         if d.keys:
             d.names = _expand_keys(d.names, d.keys)
         qnames = self.qualified_names(d, base)
+        namespaced: list[str] = []
+        if not d.scope and qualifier is not None and not passed and d.kind not in namespaces:
+            # A member of a container that sits in a namespace (``mod sync { impl
+            # OnceCell { fn get } }``) has the namespaced name too, through its container's
+            # (``sync.OnceCell`` -> ``sync.OnceCell.get``): a label for one module's
+            # ``OnceCell.get`` then tells it from another module's.
+            namespaced = [
+                f"{q}.{name}"
+                for q in qualifier.namespaced
+                for name in d.names
+                if f"{q}.{name}" not in qnames
+            ]
+            qnames += namespaced
         if d.members and d.kind in CONTAINER_KINDS:
             # A delegation defines its members, not the object it delegates from.
             qnames = [f"{qnames[0]}.{member}" for member in d.members]
@@ -616,8 +639,13 @@ class _File:
             # for ``namespace Util { export function trim }``, Rust ``fmt::write``) is a
             # name too: the namespaced spelling follows the plain one.
             prefix = ".".join(reversed(passed))
-            qnames += [f"{prefix}.{q}" for q in qnames if not q.startswith(prefix + ".")]
+            namespaced = [f"{prefix}.{q}" for q in qnames if not q.startswith(prefix + ".")]
+            qnames += namespaced
         d.qnames = _rewrite(qnames, self.spec.symbol_rewrites)
+        if namespaced:
+            d.namespaced = [
+                q for q in _rewrite(namespaced, self.spec.symbol_rewrites) if q in d.qnames
+            ]
 
     def qualified_names(self, d: _Def, base: str | None) -> list[str]:
         """``d``'s names under ``base``, before the spec's rewrites."""
@@ -652,22 +680,38 @@ class _File:
             d.span_start = floor
             d.span_col = len(self.lines[floor]) - len(self.lines[floor].lstrip())
 
-    def collect_leading(self, nodes: Sequence[Node]) -> None:
-        """Index leading comments/attributes that stand alone on their lines, and the
-        bare macro lines the preprocessor blanked (``YY_ATTRIBUTE_UNUSED`` above
-        ``static int f(…)``)."""
+    def stands_alone(self, node: Node) -> bool:
+        """Whether ``node`` has its lines to itself (nothing before or after it on them)."""
+        row = node.start_point[0]
+        if self.src[self.line_starts[row] : node.start_byte].strip():
+            return False
+        return not self.src[node.end_byte : self.line_end_byte(_last_row(node))].strip()
+
+    def collect_docs(self, nodes: Sequence[Node]) -> set[int]:
+        """Mark the rows of module documentation (``@docs``: Rust ``//!``) that stands
+        alone on its lines; the ids of those nodes, which lead no definition."""
+        ids: set[int] = set()
+        for node in nodes:
+            if self.stands_alone(node):
+                ids.add(node.id)
+                self.docs_rows.update(range(node.start_point[0], _last_row(node) + 1))
+        return ids
+
+    def collect_leading(self, nodes: Sequence[Node], docs: set[int] | None = None) -> None:
+        """Index leading comments/attributes that stand alone on their lines (but for
+        module documentation, the ids in ``docs``), and the bare macro lines the
+        preprocessor blanked (``YY_ATTRIBUTE_UNUSED`` above ``static int f(…)``)."""
         src = self.src
-        starts = self.line_starts
         for row in self.macro_rows:
             line = self.lines[row]
             self.leading_at[row] = (row, len(line) - len(line.lstrip()))
         for node in nodes:
+            if docs and node.id in docs:
+                continue
+            if not self.stands_alone(node):
+                continue
             row, column = node.start_point
-            if src[starts[row] : node.start_byte].strip():
-                continue
             last = _last_row(node)
-            if src[node.end_byte : self.line_end_byte(last)].strip():
-                continue
             previous = self.leading_at.get(last)
             if previous is None or row < previous[0]:
                 self.leading_at[last] = (row, column)
@@ -754,6 +798,39 @@ class _File:
         return all(closes_block(line, words) for line in self.lines[start : end + 1])
 
     def emit_gap(self, start: int, end: int, owner: _Def | None, node: Node | None) -> None:
+        trimmed = self.trim(start, end)
+        if trimmed is None:
+            return
+        start, end = trimmed
+        docs = self.docs_rows
+        if docs and not docs.isdisjoint(range(start, end + 1)):
+            # Module documentation of at least ``min_member_lines`` lines (blank lines
+            # within it counted) is a chunk of its own, apart from the ``mod``/``use``
+            # lines around it.
+            cursor = start
+            row = start
+            while row <= end:
+                if row not in docs:
+                    row += 1
+                    continue
+                last = row
+                scan = row + 1
+                while scan <= end and (scan in docs or self.blank(scan)):
+                    if scan in docs:
+                        last = scan
+                    scan += 1
+                if last - row + 1 >= self.config.min_member_lines:
+                    self.emit_code(cursor, row - 1, owner, node)
+                    kind = owner.kind if owner is not None else "module"
+                    for run_start, run_end in self.pack(row, last, node):
+                        self.pieces.append(_Piece(run_start, run_end, kind, owner, docs=True))
+                    cursor = last + 1
+                row = scan
+            self.emit_code(cursor, end, owner, node)
+            return
+        self.emit_code(start, end, owner, node)
+
+    def emit_code(self, start: int, end: int, owner: _Def | None, node: Node | None) -> None:
         trimmed = self.trim(start, end)
         if trimmed is None:
             return
@@ -914,7 +991,9 @@ class _File:
     def role(self, piece: _Piece, defines: bool, prototypes: bool = False) -> Role:
         """``prototypes``: the piece is (part of) a container and holds prototypes of
         its members, which makes it a declaration where the language says so."""
-        if self.declaration_file:
+        if piece.docs:
+            natural = Role.DOCS
+        elif self.declaration_file:
             natural = Role.DECLARATION
         elif piece.owner is None:
             natural = Role.DEFINITION if defines else Role.CALL_SITE
@@ -954,7 +1033,8 @@ class _File:
         if root.has_error and self.error_share(root, language, captured) > ERROR_LINE_SHARE:
             return self.fallback(language, captured)
         definitions = self.collect_definitions(captured)
-        self.collect_leading(captured.get("leading", []))
+        docs = self.collect_docs(captured.get("docs", []))
+        self.collect_leading(captured.get("leading", []), docs)
 
         top: list[_Def] = []
         limit = self.config.max_chunk_lines

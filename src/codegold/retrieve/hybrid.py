@@ -779,7 +779,7 @@ class HybridRetriever:
             # a question in prose about behaviour is answered by code that acts, not by
             # the type or interface that names the same nouns
             factors["shape"] = cfg.type_factor
-        if chunk.kind == "module" and chunk.end_line - chunk.start_line < 2:
+        if chunk.kind == "module" and _thin(chunk):
             # a line or two of imports or glue: rarely what anyone asked for
             factors["thin"] = cfg.thin_factor
         legacy = chunk.file_role == "migration" or chunk.role in LEGACY_ROLES
@@ -1277,6 +1277,19 @@ _NAME_WORD = re.compile(r"[A-Za-z_$][\w$]*")
 #: first-stage factors that also cap what the model rerank adds to a chunk (a legacy
 #: copy, a generated file, a sibling of the named qualifier stays below)
 _MODEL_CAPS = ("legacy", "generated", "qualifier")
+
+
+def _thin(chunk: Any) -> bool:
+    """A chunk of a line or two, not counting Rust attribute lines (``#[cfg(…)]`` above
+    a ``pub use``): glue."""
+    lines = chunk.end_line - chunk.start_line + 1
+    if lines <= 2:
+        return True
+    if lines > 6 or "#[" not in chunk.text:
+        return False
+    return sum(1 for line in chunk.text.split("\n") if not line.lstrip().startswith("#[")) <= 2
+
+
 #: C and C++ headers, where prototypes are declared
 _HEADER = re.compile(r"\.(?:h|hh|hpp|hxx)$")
 #: a question that asks for the declaration, the header or its documentation
@@ -1446,18 +1459,30 @@ def _qualified(analysis: QueryAnalysis) -> list[list[str]]:
 
 
 def _qualifier_verdict(names: tuple[str, ...], qualified: list[list[str]]) -> str | None:
-    """``match`` when a chunk's name ends with a qualified name the query wrote,
-    ``sibling`` when it has the same last part under another qualifier, else None."""
+    """``match`` when a chunk's name ends with a qualified name the query wrote (or the
+    query's name ends with the chunk's, and no longer name of the chunk contradicts
+    it), ``sibling`` when it has the same last part under another qualifier, else None:
+    for ``sync::OnceCell::get``, a chunk named ``OnceCell.get`` and
+    ``unsync.OnceCell.get`` is a sibling."""
     verdict: str | None = None
-    for name in names:
-        parts = [p for p in re.split(r"\.|::|#", name) if p]
-        for q in qualified:
-            if parts[-1] != q[-1]:
+    split = [[p for p in re.split(r"\.|::|#", name) if p] for name in names]
+    for q in qualified:
+        partial = conflict = False
+        for parts in split:
+            if not parts or parts[-1] != q[-1]:
                 continue
-            if parts[-len(q) :] == q or q[-len(parts) :] == parts:
+            if parts[-len(q) :] == q:
                 return "match"
-            if len(parts) >= 2:
-                verdict = "sibling"
+            if q[-len(parts) :] == parts:
+                partial = True
+            elif len(parts) >= 2:
+                conflict = True
+        if partial and not conflict:
+            # (``OnceCell.get`` for ``sync::OnceCell::get``: the chunk says no more)
+            return "match"
+        if conflict:
+            # (``unsync.OnceCell.get`` beside its ``OnceCell.get``: another module's)
+            verdict = "sibling"
     return verdict
 
 

@@ -344,11 +344,16 @@ def _shape(chunk: Any, cfg: RetrieverConfig) -> float:
     the report names on to the code that does the work, a getter) ``issue_wrapper_factor``
     of it, since a report describes behaviour and the behaviour lives where the work
     is done; a line or two of module glue (an import, one long constant) also
-    ``thin_factor`` of it, as in question ranking, so it stays below a short function."""
+    ``thin_factor`` of it, as in question ranking, so it stays below a short function;
+    module documentation (a ``docs`` chunk) ``issue_docs_factor`` of it."""
     lines = chunk.end_line - chunk.start_line + 1
     factor = cfg.issue_wrapper_factor if lines <= cfg.issue_wrapper_lines else 1.0
     if chunk.kind == "module" and lines <= 2:
         factor *= cfg.thin_factor  # glue stays below a short definition
+    if chunk.role == "docs":
+        # a source file's module documentation (Rust ``//!``) matches a report's words
+        # wholesale; the code it describes is what the report is about
+        factor *= cfg.issue_docs_factor
     return factor
 
 

@@ -98,6 +98,12 @@
 (block_comment) @leading
 (attribute_item) @leading
 
+; `//!` and `/*! ... */` document the module they sit in, not the item below them: a run
+; of them standing alone on their lines is module documentation (role `docs`; a chunk of
+; its own from `min_member_lines` lines on, structural.py).
+(line_comment (inner_doc_comment_marker)) @docs
+(block_comment (inner_doc_comment_marker)) @docs
+
 ; ---- references ----------------------------------------------------------
 
 (call_expression function: (identifier) @reference.call)
