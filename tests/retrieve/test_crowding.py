@@ -208,3 +208,74 @@ def test_the_named_names_fill_at_most_max_named_places(tmp_path: Path) -> None:
     # a bare name is not capped
     bare = retriever._diversify(ranked, analyze("DefaultParser"), explanations)
     assert [row for row, _ in bare][:3] == rows[:3]
+
+
+#: urfave/cli v3.11.0: flag_int.go, flag_float.go, flag_uint.go and flag_bool.go each
+#: implement ``Value.Set``; flag_impl.go's FlagBase.PostParse wraps a Set error with the
+#: flag's source ("could not parse ... from environment variable ...")
+FLAG_VALUES_GO = {
+    f"flag_{kind}.go": f"""package cli
+
+import "strconv"
+
+type {kind}Value struct {{
+	destination *{kind}
+}}
+
+// Set parses the string and stores the {kind} value.
+func (v *{kind}Value) Set(s string) error {{
+	parsed, err := strconv.Parse{kind.title()}(s)
+	if err != nil {{
+		return err
+	}}
+	*v.destination = {kind}(parsed)
+	return nil
+}}
+"""
+    for kind in ("int", "float", "uint", "bool")
+}
+FLAG_IMPL_GO = """package cli
+
+import "fmt"
+
+type FlagBase struct {
+	Name  string
+	value Value
+}
+
+// PostParse sets the value from the flag's sources, after the command line is parsed.
+func (f *FlagBase) PostParse() error {
+	if val, source, found := f.Sources.LookupWithSource(); found {
+		if err := f.value.Set(val); err != nil {
+			return fmt.Errorf("could not parse %q as %s value from %s for flag %s: %s",
+				val, f.value.Type(), source, f.Name, err)
+		}
+	}
+	return nil
+}
+"""
+
+
+def test_one_go_method_name_fills_at_most_two_places(tmp_path: Path) -> None:
+    index = index_files(tmp_path, {**FLAG_VALUES_GO, "flag_impl.go": FLAG_IMPL_GO})
+    order = ["intValue.Set", "floatValue.Set", "uintValue.Set", "boolValue.Set"]
+    order.append("FlagBase.PostParse")
+    by_name = {c.symbol: row for row, c in enumerate(index.chunks) if c.symbol in order}
+    rows = [by_name[name] for name in order]
+    ranked = [(row, 1.0 - n / 100) for n, row in enumerate(rows)]
+    explanations = {row: Explanation(row) for row in rows}
+    analysis = analyze('could not parse "8080x" as int value from environment variable "PORT"')
+
+    def names(config: RetrieverConfig) -> list[str | None]:
+        out = HybridRetriever(index, config)._diversify(ranked, analysis, explanations)
+        return [index.chunks[row].symbol for row, _ in out]
+
+    assert names(RetrieverConfig(max_per_go_name=0)) == order
+    # two receivers' Set, then the code that is not Set, then the other receivers'
+    assert names(RetrieverConfig()) == [
+        "intValue.Set",
+        "floatValue.Set",
+        "FlagBase.PostParse",
+        "uintValue.Set",
+        "boolValue.Set",
+    ]

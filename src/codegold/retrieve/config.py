@@ -141,6 +141,12 @@ class RetrieverConfig:
     max_per_symbol: int = 2
     # the same for a question in prose (0: max_per_symbol)
     max_per_symbol_prose: int = 1
+    # Go has no overloading: one method name on many receivers (``intValue.Set``,
+    # ``floatValue.Set``, … of one interface) and a package-level forwarder beside the
+    # method it calls (logrus ``Fatal`` -> ``Logger.Fatal``) share a last name across
+    # files; at most this many Go chunks per last name before every other chunk has had
+    # its turn (0: off)
+    max_per_go_name: int = 2
     # a prose question that names code: chunks defining a name it writes, at most this
     # many before every other chunk has had its turn (0: off)
     max_named: int = 3

@@ -1063,6 +1063,10 @@ class HybridRetriever:
         * in a prose question that names code, more than ``max_named`` chunks defining
           a name it writes (the named class, its constructors and overloads fill the
           cutoff while the answer is the code they call or share the file with);
+        * more than ``max_per_go_name`` Go chunks per last name, across files (Go has no
+          overloading: the same method on many receivers, ``intValue.Set``,
+          ``floatValue.Set``, …, or a package-level forwarder and the method it calls,
+          logrus ``Fatal`` and ``Logger.Fatal``, fill the cutoff with one name);
         * for an implementation question (not one about tests, examples or docs), more
           than ``max_asides`` docs chunks, and more than ``max_tooling`` chunks of test
           code or of type stubs (see :meth:`_tooling`; with ``max_tooling`` -1, test
@@ -1083,6 +1087,7 @@ class HybridRetriever:
         if prose and about_code and not _ASKS_DECLARATION.search(analysis.raw):
             ranked = self._bodies_first(ranked)
         seen: dict[tuple[str, str], int] = {}
+        go_names: dict[str, int] = {}
         named = asides = tooling = 0
         head: list[tuple[int, float]] = []
         tail: list[tuple[int, float]] = []
@@ -1106,11 +1111,23 @@ class HybridRetriever:
             if chunk.symbol is None:
                 head.append((row, score))
                 continue
+            leaf = None
+            if cfg.max_per_go_name and chunk.language == "go" and chunk.role in _CODE_ROLES:
+                # one Go method name on many receivers, or a forwarder and its method
+                leaf = _last_name(chunk.symbol)
+                if go_names.get(leaf, 0) >= cfg.max_per_go_name:
+                    tail.append((row, score))
+                    continue
             # by the names the chunk defines: a Rust type's impl blocks share the
             # type's name but hold different methods, overloads share one name
             key = (chunk.file, chunk.symbols[0] if chunk.symbols else chunk.symbol)
             seen[key] = seen.get(key, 0) + 1
-            (head if seen[key] <= limit else tail).append((row, score))
+            if seen[key] > limit:
+                tail.append((row, score))
+                continue
+            if leaf is not None:
+                go_names[leaf] = go_names.get(leaf, 0) + 1
+            head.append((row, score))
         return head + tail
 
     def _bodies_first(self, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
@@ -1438,6 +1455,11 @@ def _prose_question(analysis: QueryAnalysis) -> bool:
     """Two words or more besides the names it writes as code: not a bare name."""
     named_parts = {p for i in analysis.identifiers for p in re.split(r"\W+", i)}
     return len([w for w in analysis.words if w not in named_parts]) >= 2
+
+
+def _last_name(symbol: str) -> str:
+    """A symbol's last part: ``Set`` of ``intValue.Set``."""
+    return re.split(r"\.|::|#", symbol)[-1]
 
 
 def _bare_names(analysis: QueryAnalysis) -> bool:
