@@ -263,3 +263,22 @@ def test_a_file_name_ends_at_its_extension(
     a = analyze(query)
     assert a.identifiers == identifiers
     assert a.paths == paths
+
+
+@pytest.mark.parametrize(
+    ("query", "identifiers"),
+    [
+        # echo (labstack/echo group.go's Group.Use): a capitalised Go method that is
+        # also an English stop word
+        ("Use — why does my group's auth middleware run for paths with no route?", ("Use",)),
+        # zlib gzread.c: a lower-case C function
+        ("gzread - what does it do with a file that is not gzipped?", ("gzread",)),
+        # a dash later in the sentence, or a dash inside a word, names nothing
+        ("why does Use run first - even on a 404?", ()),
+        ("how do I use a read-only file?", ()),
+    ],
+)
+def test_a_word_before_a_leading_dash_is_the_name_asked_about(
+    query: str, identifiers: tuple[str, ...]
+) -> None:
+    assert analyze(query).identifiers == identifiers

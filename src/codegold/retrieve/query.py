@@ -25,6 +25,8 @@ _BACKTICK = re.compile(r"`([^`]+)`")
 _HYPHENATED = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+){2,}(?![\w-])")
 _MACRO = re.compile(r"\b([a-z_][a-z0-9_]*)!(?:([(\[{])|(?=\s|$))")
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
+#: a query that opens with one bare word and a dash: "Use — why …", "gzread - what …"
+_LEAD_NAME = re.compile(r"\s*([A-Za-z_$][\w$]*)\s+[—–-]\s")
 _EXTENSIONS = (
     r"py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|md|rst|toml|ya?ml|"
     r"json|ini|cfg|sql|sh"
@@ -333,6 +335,12 @@ def analyze(query: str) -> QueryAnalysis:
     errors: list[str] = []
     _trace_mentions(query, identifiers, paths, errors)
     _explicit_mentions(query, identifiers, paths)
+    lead = _LEAD_NAME.match(query)
+    if lead is not None:
+        # "Use — why does my group's middleware run …", "gzread - what does it do with
+        # …": the word before the dash is the name asked about, even a plain or stop
+        # word (Go's exported methods are capitalised words: Use, With, Get)
+        identifiers.append(lead.group(1))
     words = _plain_words(query, identifiers)
     for m in _QUOTED.finditer(query):
         errors.append(m.group(1))
