@@ -123,11 +123,21 @@ class RetrieverConfig:
     # a Go file only a custom build tag compiles (``//go:build nomsgpack``), unless the
     # question speaks of build tags
     build_tag_factor: float = 0.35
+    # code marked deprecated, unless the query asks about old code: a deprecated type
+    # and its members, a deprecated member of a current type (HybridRetriever._deprecation).
+    # A deprecated member is often the code that still runs (unified's `@deprecated`
+    # internal Processor.copy, JUnit's validateInstanceMethods): 0.7 lost
+    # unified-issue-attacher-runs-again, so it is off
+    deprecated_factor: float = 0.35
+    deprecated_member_factor: float = 1.0
     generated_mode: str = "penalty"
     generated_factor: float = 0.35
     context_mode: str = "prefer"
     open_file_boost: float = 1.25
     open_file_self_boost: float = 1.2
+    # a bare name with a file open: the open file's chunk that defines it (2.0 and 3.0
+    # won the same 5 dev cases, nextToken / isValid / getCenter / __rich_console__)
+    open_file_named_boost: float = 2.0
     path_prefix_boost: float = 1.5
     language_boost: float = 1.15
     package_boost: float = 1.2

@@ -73,6 +73,7 @@ class HybridRetriever:
         self._terms_of: tuple[object, frozenset[str]] = (None, frozenset())
         self._test_only: tuple[object, bool] = (None, False)
         self._builds: dict[str, tuple[bool, frozenset[str]]] = {}
+        self._deprecated: dict[int, str | None] = {}
         self._query_words: tuple[object, set[str]] = (None, set())
         self._callee_rows: dict[int, list[list[int]]] = {}
         self._file_kinds: dict[str, str | None] = {}
@@ -459,6 +460,9 @@ class HybridRetriever:
                 factors["qualifier"] = cfg.sibling_factor
             if factors is None:
                 continue
+            deprecation = 1.0 if "frame" in exp.signals else self._deprecation(row, analysis)
+            if deprecation != 1.0:
+                factors["deprecated"] = deprecation
             exp.factors = factors
             final = score
             for value in factors.values():
@@ -517,7 +521,7 @@ class HybridRetriever:
         factor = 1.0
         if coverage is not None:
             share = float(coverage[row])
-            if "legacy" in exp.factors or "generated" in exp.factors:
+            if "legacy" in exp.factors or "generated" in exp.factors or "deprecated" in exp.factors:
                 # a legacy or generated copy covers the words as well as the code in
                 # use: it earns no credit for that, so its penalty holds
                 share = 0.0
@@ -693,6 +697,7 @@ class HybridRetriever:
         ranked = issue.chunk_order(
             self.index, files, evidence, cfg.depth, share=cfg.issue_chunk_share
         )
+        ranked = self._deprecated_down(ranked, analysis)
         if cfg.max_tooling >= 0 and self._tooling_aside(analysis, context):
             ranked = self._tooling_last(ranked, analysis)
         file_rank = {path: (n, score) for n, (path, score) in enumerate(files, start=1)}
@@ -808,7 +813,80 @@ class HybridRetriever:
                 return None
             if boost != 1.0:
                 factors["context"] = boost
+            if (
+                named
+                and cfg.open_file_named_boost != 1.0
+                and chunk.file == context.open_file
+                and not _prose_question(analysis)
+            ):
+                # a bare name with a file open ("nextToken" with UTF8StreamJsonParser.java
+                # open): of the many definitions of the name, the asker means the open
+                # file's (in a question in prose a name the open file defines may be
+                # where the asker stands, not what they ask about)
+                factors["opened"] = cfg.open_file_named_boost
         return factors
+
+    def _deprecation(self, row: int, analysis: QueryAnalysis) -> float:
+        """The factor for code marked deprecated (``@Deprecated``, ``@deprecated``, ``//
+        Deprecated:``), 1.0 for the rest. A deprecated type stands beside the type that
+        replaced it and repeats its names and messages (commons-cli's ``Parser``,
+        commons-text's ``StrSubstitutor``), so it and its members take
+        ``deprecated_factor``; a deprecated member of a current type is often still the
+        code that runs (JUnit's ``validateInstanceMethods``, unified's internal
+        ``Processor.copy``): ``deprecated_member_factor`` (off by default). 1.0 when
+        the query asks about old code or names the chunk qualified (a trace frame that
+        points into it is the caller's check)."""
+        cfg = self.config
+        if analysis.mentions_legacy:
+            return 1.0
+        marked = self._marked_deprecated(row)
+        if marked is None:
+            return 1.0
+        chunk = self.index.chunks[row]
+        names = tuple(n for n in chunk.symbols or (chunk.symbol or "",) if n.strip(".:#"))
+        if names and _qualifier_verdict(names, _qualified(analysis)) == "match":
+            return 1.0
+        return cfg.deprecated_factor if marked == "type" else cfg.deprecated_member_factor
+
+    def _deprecated_down(
+        self, ranked: list[tuple[int, float]], analysis: QueryAnalysis
+    ) -> list[tuple[int, float]]:
+        """An issue report's or trace's chunks times their deprecation factor (not those a
+        trace frame points into), reordered; scores still fall along the order."""
+        located = {row for _, row in issue.located_rows(self.index, analysis.locations)}
+        out: list[tuple[int, float]] = []
+        changed = False
+        for row, score in ranked:
+            factor = 1.0 if row in located else self._deprecation(row, analysis)
+            if factor != 1.0:
+                score *= factor
+                changed = True
+            out.append((row, score))
+        if not changed:
+            return ranked
+        out.sort(key=lambda rs: -rs[1])
+        for i in range(1, len(out)):
+            if out[i][1] >= out[i - 1][1]:
+                out[i] = (out[i][0], out[i - 1][1] * 0.999)
+        return out
+
+    def _marked_deprecated(self, row: int) -> str | None:
+        """``type`` when a chunk's enclosing declaration is marked deprecated (in its
+        header: ``@Deprecated``, ``#[deprecated]``, ``[Obsolete]``) or it is a type
+        marked so itself; ``member`` when it is another declaration marked so (an
+        annotation or attribute before its body, or a ``@deprecated`` tag or Go
+        ``Deprecated:`` paragraph in the doc comment that leads it, not the comments of
+        the members a class chunk goes on to hold); else None."""
+        if row in self._deprecated:
+            return self._deprecated[row]
+        chunk = self.index.chunks[row]
+        marked: str | None = None
+        if _DEPRECATED_MARK.search(chunk.header):
+            marked = "type"
+        elif _DEPRECATED_MARK.search(_prelude(chunk.text)):
+            marked = "type" if chunk.kind in HUB_KINDS else "member"
+        self._deprecated[row] = marked
+        return marked
 
     def _default_build(self, path: str, analysis: QueryAnalysis) -> bool:
         """Whether a Go file's ``//go:build`` constraint holds with no custom tag set
@@ -1293,7 +1371,7 @@ _ABBREVIATIONS = {
 _NAME_WORD = re.compile(r"[A-Za-z_$][\w$]*")
 #: first-stage factors that also cap what the model rerank adds to a chunk (a legacy
 #: copy, a generated file, a sibling of the named qualifier stays below)
-_MODEL_CAPS = ("legacy", "generated", "qualifier")
+_MODEL_CAPS = ("legacy", "generated", "qualifier", "deprecated")
 
 
 def _thin(chunk: Any) -> bool:
@@ -1345,6 +1423,34 @@ _ASKS_TYPES = re.compile(
 _TESTING = re.compile(r"(?:^|/)(?:test|tests|testing|fixtures?|mocks?|fakes?)(?:/|\.\w+$)")
 _GO_EXAMPLE = re.compile(r"Example(?:$|[A-Z_])")
 _VERSION_WORD = re.compile(r"\bv\d+\b")
+
+
+#: a deprecation marker: an annotation or attribute, a doc tag, Go's doc paragraph
+_DEPRECATED_MARK = re.compile(
+    r"@Deprecated\b|#\[deprecated\b|\[Obsolete\b|@deprecated\b|^\s*(?://|\*|#)\s*Deprecated:",
+    re.M,
+)
+#: a line of a declaration's lead-in: blank, a comment, an annotation or attribute
+_LEAD_LINE = re.compile(r"\s*(?:$|//|/\*|\*|#|@\w|\[\w)")
+
+
+def _prelude(text: str) -> str:
+    """A chunk's lead-in: its leading comments, annotations and attributes, and its
+    declaration up to the body's opening brace (where annotations share its line)."""
+    out: list[str] = []
+    in_comment = False
+    for line in text.splitlines():
+        if in_comment or _LEAD_LINE.match(line):
+            out.append(line)
+            stripped = line.strip()
+            if in_comment:
+                in_comment = "*/" not in stripped
+            elif stripped.startswith("/*"):
+                in_comment = "*/" not in stripped[2:]
+            continue
+        out.append(line.split("{", 1)[0])
+        break
+    return "\n".join(out)
 
 
 def _names_its_version(path: str, analysis: QueryAnalysis) -> bool:
