@@ -160,15 +160,28 @@ def test_invalid_config_is_rejected(kwargs: dict[str, int]) -> None:
         ChunkerConfig(**kwargs)
 
 
-def test_shared_query_fragments_are_spliced_in_where_they_are_included() -> None:
-    fragment = (
+def _fragment(name: str) -> str:
+    return (
         resources.files("codegold.chunking")
-        .joinpath("queries", "_js_common.scm")
+        .joinpath("queries", f"{name}.scm")
         .read_text(encoding="utf-8")
     )
+
+
+def test_shared_query_fragments_are_spliced_in_where_they_are_included() -> None:
+    # _js_common includes _js_body_assignments once per function body it reads
+    body = _fragment("_js_body_assignments")
+    raw = _fragment("_js_common")
+    assert raw.count("; @include _js_body_assignments\n") == 4
+    fragment = raw.replace("; @include _js_body_assignments\n", body)
     for name in ("javascript", "typescript"):
         text = builtin_query(name)
         assert "; @include" not in text
         assert text.count(fragment) == 1
+        assert text.count(body) == 4
         assert "@key" in text and "@member" in text
         compiled_query(name)  # the spliced text compiles with the grammar
+    c = builtin_query("c")
+    assert "; @include" not in c
+    assert c.count(_fragment("_c_file_variable")) == 6
+    compiled_query("c")

@@ -147,15 +147,22 @@ class LanguageSpec:
 
 def builtin_query(name: str) -> str:
     """The text of a query file shipped with codegold (``queries/<name>.scm``), with each
-    ``; @include FRAGMENT`` line replaced by ``queries/FRAGMENT.scm`` (patterns that
-    grammars sharing node names, JavaScript and TypeScript, keep in one place)."""
+    ``; @include FRAGMENT`` line replaced by ``queries/FRAGMENT.scm``, itself read the
+    same way (patterns that grammars sharing node names, JavaScript and TypeScript, keep
+    in one place, or that one query repeats under several parents)."""
     from importlib import resources  # (only where a query is read: not for a file's language)
 
     folder = resources.files("codegold.chunking").joinpath("queries")
-    text = folder.joinpath(f"{name}.scm").read_text(encoding="utf-8")
-    return _INCLUDE.sub(
-        lambda m: folder.joinpath(f"{m.group(1)}.scm").read_text(encoding="utf-8"), text
-    )
+
+    def read(fragment: str, within: tuple[str, ...]) -> str:
+        if fragment in within:
+            raise ValueError(f"query {name!r}: {fragment}.scm includes itself")
+        text = folder.joinpath(f"{fragment}.scm").read_text(encoding="utf-8")
+        # a fragment may include another (a function body's property assignments, in
+        # every body _js_common reads them in)
+        return _INCLUDE.sub(lambda m: read(m.group(1), (*within, fragment)), text)
+
+    return read(name, ())
 
 
 _INCLUDE = re.compile(r"^; @include (\S+)[^\n]*\n", re.MULTILINE)

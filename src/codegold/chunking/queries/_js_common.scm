@@ -81,17 +81,8 @@
 ; symbols of the function's chunk (`this.m` in `function Foo` is `Foo.m`).
 (function_declaration
   body: (statement_block
-    [(expression_statement
-       (assignment_expression
-         left: (member_expression property: (property_identifier)) @name
-         right: [(function_expression) (arrow_function) (generator_function)]))
-     (expression_statement
-       (assignment_expression
-         left: (member_expression property: (property_identifier)) @name
-         right: (assignment_expression
-           left: (member_expression property: (property_identifier)) @name
-           right: [(function_expression) (arrow_function) (generator_function)])))]
-    @definition.function))
+; @include _js_body_assignments
+  ))
 ; The same in the body of a function that is itself a definition written as an
 ; expression: a plugin exported as `export default (o, c, d) => { proto.format = function
 ; (…) {…} }` (Day.js), `module.exports = function (schema) { schema.methods.x = … }`, a
@@ -101,47 +92,20 @@
 (program
   (export_statement
     value: (_ body: (statement_block
-      [(expression_statement
-         (assignment_expression
-           left: (member_expression property: (property_identifier)) @name
-           right: [(function_expression) (arrow_function) (generator_function)]))
-       (expression_statement
-         (assignment_expression
-           left: (member_expression property: (property_identifier)) @name
-           right: (assignment_expression
-             left: (member_expression property: (property_identifier)) @name
-             right: [(function_expression) (arrow_function) (generator_function)])))]
-      @definition.function))))
+; @include _js_body_assignments
+      ))))
 (program
   (expression_statement
     (assignment_expression
       left: (member_expression)
       right: (_ body: (statement_block
-        [(expression_statement
-           (assignment_expression
-             left: (member_expression property: (property_identifier)) @name
-             right: [(function_expression) (arrow_function) (generator_function)]))
-         (expression_statement
-           (assignment_expression
-             left: (member_expression property: (property_identifier)) @name
-             right: (assignment_expression
-               left: (member_expression property: (property_identifier)) @name
-               right: [(function_expression) (arrow_function) (generator_function)])))]
-        @definition.function)))))
+; @include _js_body_assignments
+        )))))
 (program
   (_ (variable_declarator
     value: (_ body: (statement_block
-      [(expression_statement
-         (assignment_expression
-           left: (member_expression property: (property_identifier)) @name
-           right: [(function_expression) (arrow_function) (generator_function)]))
-       (expression_statement
-         (assignment_expression
-           left: (member_expression property: (property_identifier)) @name
-           right: (assignment_expression
-             left: (member_expression property: (property_identifier)) @name
-             right: [(function_expression) (arrow_function) (generator_function)])))]
-      @definition.function)))))
+; @include _js_body_assignments
+      )))))
 (program
   (expression_statement
     (assignment_expression

@@ -67,197 +67,23 @@
 ; `declarator:` are listed flat: an alternation written directly inside another one
 ; there matches only some of its branches.)
 ([(translation_unit
-   (declaration
-     declarator: [(identifier) @name
-                  (pointer_declarator declarator: [(identifier) @name
-                                                    (pointer_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])
-                                                    (array_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])])
-                  (array_declarator declarator: [(identifier) @name
-                                                    (pointer_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])
-                                                    (array_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])])
-                  (init_declarator declarator: [(identifier) @name
-                                                     (pointer_declarator declarator: [(identifier) @name
-                                                                                      (pointer_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])
-                                                                                      (array_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])])
-                                                     (array_declarator declarator: [(identifier) @name
-                                                                                      (pointer_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])
-                                                                                      (array_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])])])]) @definition.constant)
+; @include _c_file_variable
+   )
   (preproc_ifdef
-   (declaration
-     declarator: [(identifier) @name
-                  (pointer_declarator declarator: [(identifier) @name
-                                                    (pointer_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])
-                                                    (array_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])])
-                  (array_declarator declarator: [(identifier) @name
-                                                    (pointer_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])
-                                                    (array_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])])
-                  (init_declarator declarator: [(identifier) @name
-                                                     (pointer_declarator declarator: [(identifier) @name
-                                                                                      (pointer_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])
-                                                                                      (array_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])])
-                                                     (array_declarator declarator: [(identifier) @name
-                                                                                      (pointer_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])
-                                                                                      (array_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])])])]) @definition.constant)
+; @include _c_file_variable
+   )
   (preproc_if
-   (declaration
-     declarator: [(identifier) @name
-                  (pointer_declarator declarator: [(identifier) @name
-                                                    (pointer_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])
-                                                    (array_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])])
-                  (array_declarator declarator: [(identifier) @name
-                                                    (pointer_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])
-                                                    (array_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])])
-                  (init_declarator declarator: [(identifier) @name
-                                                     (pointer_declarator declarator: [(identifier) @name
-                                                                                      (pointer_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])
-                                                                                      (array_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])])
-                                                     (array_declarator declarator: [(identifier) @name
-                                                                                      (pointer_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])
-                                                                                      (array_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])])])]) @definition.constant)
+; @include _c_file_variable
+   )
   (preproc_elif
-   (declaration
-     declarator: [(identifier) @name
-                  (pointer_declarator declarator: [(identifier) @name
-                                                    (pointer_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])
-                                                    (array_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])])
-                  (array_declarator declarator: [(identifier) @name
-                                                    (pointer_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])
-                                                    (array_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])])
-                  (init_declarator declarator: [(identifier) @name
-                                                     (pointer_declarator declarator: [(identifier) @name
-                                                                                      (pointer_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])
-                                                                                      (array_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])])
-                                                     (array_declarator declarator: [(identifier) @name
-                                                                                      (pointer_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])
-                                                                                      (array_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])])])]) @definition.constant)
+; @include _c_file_variable
+   )
   (preproc_else
-   (declaration
-     declarator: [(identifier) @name
-                  (pointer_declarator declarator: [(identifier) @name
-                                                    (pointer_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])
-                                                    (array_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])])
-                  (array_declarator declarator: [(identifier) @name
-                                                    (pointer_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])
-                                                    (array_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])])
-                  (init_declarator declarator: [(identifier) @name
-                                                     (pointer_declarator declarator: [(identifier) @name
-                                                                                      (pointer_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])
-                                                                                      (array_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])])
-                                                     (array_declarator declarator: [(identifier) @name
-                                                                                      (pointer_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])
-                                                                                      (array_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])])])]) @definition.constant)
+; @include _c_file_variable
+   )
   (declaration_list
-   (declaration
-     declarator: [(identifier) @name
-                  (pointer_declarator declarator: [(identifier) @name
-                                                    (pointer_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])
-                                                    (array_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])])
-                  (array_declarator declarator: [(identifier) @name
-                                                    (pointer_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])
-                                                    (array_declarator declarator: [(identifier) @name
-                                                                                     (pointer_declarator declarator: (identifier) @name)
-                                                                                     (array_declarator declarator: (identifier) @name)])])
-                  (init_declarator declarator: [(identifier) @name
-                                                     (pointer_declarator declarator: [(identifier) @name
-                                                                                      (pointer_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])
-                                                                                      (array_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])])
-                                                     (array_declarator declarator: [(identifier) @name
-                                                                                      (pointer_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])
-                                                                                      (array_declarator declarator: [(identifier) @name
-                                                                                                                       (pointer_declarator declarator: (identifier) @name)
-                                                                                                                       (array_declarator declarator: (identifier) @name)])])])]) @definition.constant)])
+; @include _c_file_variable
+   )])
 
 ; ---- leading comments ----------------------------------------------------
 
