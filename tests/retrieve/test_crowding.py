@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from codegold.cases.model import Context
 from codegold.index.store import LoadedIndex
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.hybrid import Explanation, HybridRetriever
@@ -278,4 +279,43 @@ def test_one_go_method_name_fills_at_most_two_places(tmp_path: Path) -> None:
         "FlagBase.PostParse",
         "uintValue.Set",
         "boolValue.Set",
+    ]
+
+
+def test_a_go_method_the_open_file_or_query_points_at_is_not_held_back(tmp_path: Path) -> None:
+    # golang-jwt request/oauth2.go builds a MultiExtractor; its ExtractToken is the
+    # third of request/extractor.go's and the one asked for
+    opened = "package cli\n\nvar Port = &uintValue{destination: new(uint)}\n"
+    files = {**FLAG_VALUES_GO, "flag_impl.go": FLAG_IMPL_GO, "port.go": opened}
+    index = index_files(tmp_path, files)
+    order = ["intValue.Set", "floatValue.Set", "uintValue.Set", "boolValue.Set"]
+    order.append("FlagBase.PostParse")
+    by_name = {c.symbol: row for row, c in enumerate(index.chunks) if c.symbol in order}
+    rows = [by_name[name] for name in order]
+    ranked = [(row, 1.0 - n / 100) for n, row in enumerate(rows)]
+    explanations = {row: Explanation(row) for row in rows}
+    retriever = HybridRetriever(index, RetrieverConfig())
+
+    def names(query: str, context: Context | None = None) -> list[str | None]:
+        out = retriever._diversify(ranked, analyze(query), explanations, context)
+        return [index.chunks[row].symbol for row, _ in out]
+
+    query = "Set that parses the value from the environment"
+    held = ["intValue.Set", "floatValue.Set", "FlagBase.PostParse", "uintValue.Set"]
+    assert names(query) == [*held, "boolValue.Set"]
+    # the open file uses uintValue: its Set keeps its place
+    assert names(query, Context(open_file="port.go")) == [
+        "intValue.Set",
+        "floatValue.Set",
+        "uintValue.Set",
+        "FlagBase.PostParse",
+        "boolValue.Set",
+    ]
+    # the query names boolValue: its Set keeps its place, uintValue's waits
+    assert names("boolValue Set from the environment") == [
+        "intValue.Set",
+        "floatValue.Set",
+        "boolValue.Set",
+        "FlagBase.PostParse",
+        "uintValue.Set",
     ]

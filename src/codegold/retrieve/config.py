@@ -155,7 +155,8 @@ class RetrieverConfig:
     # ``floatValue.Set``, … of one interface) and a package-level forwarder beside the
     # method it calls (logrus ``Fatal`` -> ``Logger.Fatal``) share a last name across
     # files; at most this many Go chunks per last name before every other chunk has had
-    # its turn (0: off)
+    # its turn (0: off); a method whose receiver the query names, or the open file
+    # defines or uses, keeps its place
     max_per_go_name: int = 2
     # a prose question that names code: chunks defining a name it writes, at most this
     # many before every other chunk has had its turn (0: off)

@@ -1144,7 +1144,11 @@ class HybridRetriever:
         * more than ``max_per_go_name`` Go chunks per last name, across files (Go has no
           overloading: the same method on many receivers, ``intValue.Set``,
           ``floatValue.Set``, …, or a package-level forwarder and the method it calls,
-          logrus ``Fatal`` and ``Logger.Fatal``, fill the cutoff with one name);
+          logrus ``Fatal`` and ``Logger.Fatal``, fill the cutoff with one name), unless
+          its qualifier is a name the query writes or the open file defines or uses
+          (golang-jwt's open ``oauth2.go`` builds a ``MultiExtractor``: its
+          ``ExtractToken`` is the one asked for, after ``HeaderExtractor``'s and
+          ``ArgumentExtractor``'s);
         * for an implementation question (not one about tests, examples or docs), more
           than ``max_asides`` docs chunks, and more than ``max_tooling`` chunks of test
           code or of type stubs (see :meth:`_tooling`; with ``max_tooling`` -1, test
@@ -1166,6 +1170,7 @@ class HybridRetriever:
             ranked = self._bodies_first(ranked)
         seen: dict[tuple[str, str], int] = {}
         go_names: dict[str, int] = {}
+        go_wanted: set[str] | None = None
         named = asides = tooling = 0
         head: list[tuple[int, float]] = []
         tail: list[tuple[int, float]] = []
@@ -1193,7 +1198,10 @@ class HybridRetriever:
             if cfg.max_per_go_name and chunk.language == "go" and chunk.role in _CODE_ROLES:
                 # one Go method name on many receivers, or a forwarder and its method
                 leaf = _last_name(chunk.symbol)
-                if go_names.get(leaf, 0) >= cfg.max_per_go_name:
+                if go_wanted is None:
+                    go_wanted = self._go_qualifiers(analysis, context)
+                qualifier = chunk.symbol[: -len(leaf) - 1] if chunk.symbol != leaf else ""
+                if go_names.get(leaf, 0) >= cfg.max_per_go_name and qualifier not in go_wanted:
                     tail.append((row, score))
                     continue
             # by the names the chunk defines: a Rust type's impl blocks share the
@@ -1207,6 +1215,22 @@ class HybridRetriever:
                 go_names[leaf] = go_names.get(leaf, 0) + 1
             head.append((row, score))
         return head + tail
+
+    def _go_qualifiers(self, analysis: QueryAnalysis, context: Context | None) -> set[str]:
+        """The receiver names a Go method past ``max_per_go_name`` may still carry: the
+        names the query writes (each part of a qualified one), and those the open
+        file's chunks define or use."""
+        wanted: set[str] = set()
+        for ident in analysis.identifiers:
+            wanted.update(re.split(r"\.|::|#", ident))
+        if context is not None and context.open_file:
+            chunks = self.index.chunks
+            for row in self.index.rows_by_file.get(context.open_file) or ():
+                chunk = chunks[row]
+                wanted.update(chunk.references)
+                wanted.update(chunk.symbols)
+        wanted.discard("")
+        return wanted
 
     def _bodies_first(self, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
         """A prototype in a header whose body is also ranked gives its place to the body
