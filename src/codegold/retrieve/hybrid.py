@@ -78,6 +78,7 @@ class HybridRetriever:
         self._callee_rows: dict[int, list[list[int]]] = {}
         self._file_kinds: dict[str, str | None] = {}
         self._tooling_only: tuple[object, bool] = (None, False)
+        self._whole_classes: dict[int, tuple[str, ...]] = {}
 
     # -- signals ---------------------------------------------------------------
 
@@ -780,9 +781,12 @@ class HybridRetriever:
             and not named
             and len(analysis.words) >= 3  # a question in prose, not a bare type name
             and analysis.intent in (Intent.DEFINITION, Intent.GENERAL)
+            and not self._acts_as_named(row, analysis)
         ):
             # a question in prose about behaviour is answered by code that acts, not by
-            # the type or interface that names the same nouns
+            # the type or interface that names the same nouns (a class short enough to
+            # stay one chunk holds its methods' bodies: when the question names one of
+            # them, that is code that acts)
             factors["shape"] = cfg.type_factor
         if chunk.kind == "module" and _thin(chunk):
             # a line or two of imports or glue: rarely what anyone asked for
@@ -825,6 +829,57 @@ class HybridRetriever:
                 # where the asker stands, not what they ask about)
                 factors["opened"] = cfg.open_file_named_boost
         return factors
+
+    def _class_methods(self, row: int) -> tuple[str, ...]:
+        """The methods a class chunk holds the bodies of (``Class.method``), when it is
+        the whole class: no member of it is a chunk of its own (the class was short
+        enough not to be split), and the name is written as a function in it
+        (``parse(``, ``def parse``), not only as a field. Constructors, dunders and
+        printing methods are left out: a plain type or an exception class holds them
+        too. psr7's 107-line ``Query`` holds ``Query.parse``; joda-money's
+        ``DefaultCurrencyUnitDataProvider`` its loaders. Empty for other chunks."""
+        known = self._whole_classes.get(row)
+        if known is not None:
+            return known
+        chunk = self.index.chunks[row]
+        found: tuple[str, ...] = ()
+        if chunk.kind == "class" and chunk.symbol:
+            prefix = chunk.symbol + "."
+            chunks = self.index.chunks
+            split = any(
+                other != row and any(s.startswith(prefix) for s in chunks[other].symbols)
+                for other in self.index.rows_by_file.get(chunk.file) or ()
+            )
+            if not split:
+                own = chunk.symbol.rsplit(".", 1)[-1]
+                names = {
+                    s[len(prefix) :]
+                    for s in chunk.symbols
+                    if s.startswith(prefix) and s[len(prefix) :].isidentifier()
+                }
+                found = tuple(
+                    sorted(
+                        own + "." + m
+                        for m in names
+                        if not m.startswith("__")
+                        and m != own
+                        and m not in _TYPE_MEMBERS
+                        and re.search(
+                            rf"\bdef\s+(?:self\.)?{re.escape(m)}\b|\b{re.escape(m)}\s*\(",
+                            chunk.text,
+                        )
+                    )
+                )
+        self._whole_classes[row] = found
+        return found
+
+    def _acts_as_named(self, row: int, analysis: QueryAnalysis) -> bool:
+        """Whether a whole class chunk holds a method whose name the question's words
+        spell (:meth:`_name_match` at least a third: "parsing a query string" spells
+        ``Query.parse``): the class then answers as that method's chunk would."""
+        return any(
+            self._name_match(name, analysis) >= _METHOD_NAMED for name in self._class_methods(row)
+        )
 
     def _deprecation(self, row: int, analysis: QueryAnalysis) -> float:
         """The factor for code marked deprecated (``@Deprecated``, ``@deprecated``, ``//
@@ -1410,6 +1465,11 @@ def _thin(chunk: Any) -> bool:
 
 
 #: C and C++ headers, where prototypes are declared
+#: methods a plain type or an exception class holds as well (constructors, printing)
+_TYPE_MEMBERS = frozenset(
+    ["initialize", "constructor", "init", "new", "to_s", "inspect", "toString", "message"]
+)
+_METHOD_NAMED = 1 / 3
 _HEADER = re.compile(r"\.(?:h|hh|hpp|hxx)$")
 #: a question that asks for the declaration, the header or its documentation
 _ASKS_DECLARATION = re.compile(
