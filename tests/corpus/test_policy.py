@@ -148,6 +148,11 @@ def test_every_default_rule_fires_and_is_named(name: str, pattern: str) -> None:
         # Rust keeps a module's `#[cfg(test)] mod tests;` body in its own tests.rs
         ("src/naive/date/tests.rs", FileStatus.INDEXED, FileRole.TEST, "default:test:tests.rs"),
         ("src/naive/date/mod.rs", FileStatus.INDEXED, FileRole.SOURCE, None),
+        # a C program named test is the test suite (http-parser, hiredis, cJSON test.c);
+        # werkzeug's test.py is its test client, library code
+        ("test.c", FileStatus.INDEXED, FileRole.TEST, "default:test:test.c"),
+        ("contrib/iostream3/test.cc", FileStatus.INDEXED, FileRole.TEST, "default:test:test.cc"),
+        ("src/werkzeug/test.py", FileStatus.INDEXED, FileRole.SOURCE, None),
         (
             "pyproject.toml",
             FileStatus.INDEXED,

@@ -265,6 +265,12 @@ DEFAULT_PATTERNS: Final[Mapping[str, tuple[str, ...]]] = {
         "tests.rs",  # Rust: the body of a `#[cfg(test)] mod tests;` kept in its own file
         "*_test.cc",
         "*_test.cpp",
+        # C and C++: a program named test is the test suite (hiredis, cJSON and
+        # http-parser test.c); not other languages' test.py, test.rb (werkzeug's test
+        # client, faraday's test adapter are the library's code)
+        "test.c",
+        "test.cc",
+        "test.cpp",
         "*_unittest.cc",
     ),
     "docs": (
