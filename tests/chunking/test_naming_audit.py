@@ -351,6 +351,35 @@ ROWS = [
         ["cmd_find_window_table", "CRT_colorSchemes"],
         id="c-two-dimensional-tables",
     ),
+    pytest.param(
+        # http-parser's http_parser.c (v2.9.4), in http_parser_execute: a macro defined
+        # inside a function is the file's, named bare
+        "http_parser.c",
+        """
+        size_t http_parser_execute (http_parser *parser, const char *data, size_t len)
+        {
+          char ch = *data;
+          switch (parser->method << 16 | parser->index << 8 | ch) {
+        #define XX(meth, pos, ch, new_meth) \\
+                    case (HTTP_##meth << 16 | pos << 8 | ch): \\
+                      parser->method = HTTP_##new_meth; break;
+
+            XX(POST,      1, 'U', PUT)
+            XX(POST,      1, 'A', PATCH)
+        #undef XX
+            default:
+              parser->state = s_dead;
+          }
+        #define PARSING(p) ((p)->state <= s_headers_done)
+          return PARSING(parser) ? len : 0;
+        }
+        """,
+        SOURCE,
+        {"http_parser_execute", "XX", "PARSING"},
+        {"http_parser_execute.XX", "http_parser_execute.PARSING"},
+        ["XX", "PARSING", "http_parser_execute"],
+        id="c-macro-defined-in-a-function",
+    ),
 ]  # fmt: skip
 
 
@@ -483,3 +512,25 @@ def test_rust_module_docs_are_a_docs_chunk_of_their_own() -> None:
     ]
     short = chunks_of("src/x.rs", "//! Errors.\nuse core::fmt;\n\npub fn f() {}\n", SOURCE)
     assert [(c.start_line, c.role) for c in short] == [(1, Role.CALL_SITE), (4, Role.DEFINITION)]
+
+
+def test_c_macro_in_a_function_cut_into_pieces_is_named_bare() -> None:
+    # http-parser's http_parser_execute (1,500 lines) is cut at the XX macro it defines
+    # in its method switch: that piece defines XX, not http_parser_execute.XX
+    filler = "".join(f"  total += step(p, {i});\n" for i in range(400))
+    source = (
+        "size_t http_parser_execute(http_parser *p, const char *data, size_t len)\n{\n"
+        "  size_t total = 0;\n" + filler + "  switch (p->method) {\n"
+        "#define XX(meth, pos, ch, new_meth) \\\n"
+        "    case (HTTP_##meth << 16 | pos << 8 | ch): \\\n"
+        "      p->method = HTTP_##new_meth; break;\n"
+        "    XX(POST, 1, 'U', PUT)\n"
+        "#undef XX\n"
+        "  }\n" + filler + "  return total;\n}\n"
+    )
+    chunks = chunks_of("http_parser.c", source, SOURCE)
+    assert len(chunks) > 2
+    defined = {name for chunk in chunks for name in chunk.symbols}
+    assert "XX" in defined
+    assert "http_parser_execute.XX" not in defined
+    assert all(chunk.symbol == "http_parser_execute" for chunk in chunks)

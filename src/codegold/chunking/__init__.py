@@ -175,7 +175,10 @@ __all__ = [
 #: 20: no chunker change; the path policy takes a C or C++ file named ``test.c``,
 #: ``test.cc`` or ``test.cpp`` as a test (http-parser's, hiredis's, cJSON's test suite):
 #: its chunks' role is ``test``, so indexes built before are stale.
-ALGORITHM_VERSION = "20"
+#: 21: C and C++ only. A macro defined inside a function is named bare, as every macro
+#: is (``XX``, not ``http_parser_execute.XX``, in the piece of a cut function it starts
+#: in); a one-line ``#define`` there is a symbol of the function's chunk too.
+ALGORITHM_VERSION = "21"
 
 
 def chunk_file(

@@ -291,6 +291,9 @@ def _expand_keys(names: list[str], keys: list[str]) -> list[str]:
 #: JavaScript/TypeScript variable declarations, and the values that make one a function.
 _DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration"})
 _FUNCTION_VALUES = frozenset({"function_expression", "arrow_function", "generator_function"})
+#: A C or C++ macro: defined for the rest of the file wherever the ``#define`` sits, so
+#: one inside a function is named bare (``XX``, not ``http_parser_execute.XX``).
+_MACRO_DEFINITIONS = frozenset({"preproc_def", "preproc_function_def"})
 
 _START_BYTE = attrgetter("start_byte")
 _END_BYTE = attrgetter("end_byte")
@@ -1076,6 +1079,11 @@ class _File:
                 for qname in d.qnames:
                     symbols[index][qname] = None
                 continue
+            if d.local and d.node.type in _MACRO_DEFINITIONS:
+                # a macro defined in a function is a name of the file's: bare
+                for name in d.names:
+                    symbols[index][name] = None
+                continue
             if d.local:
                 # A function nested in a function is no chunk, but the chunk holding
                 # it defines ``outer.inner`` (a decorator's ``wrapper``, attrs'
@@ -1212,7 +1220,9 @@ class _File:
         """What the chunk of ``outer`` (a function) defines for a function ``d`` nested
         in it: ``outer.inner`` for a named function, and for a function assigned to a
         property there (``router.use = router.add = …`` in a factory) each target as
-        written, ``this.m`` read as ``outer.m``."""
+        written, ``this.m`` read as ``outer.m``; a C macro by its bare name."""
+        if d.node.type in _MACRO_DEFINITIONS:
+            return list(d.names)
         if not any("." in name for name in d.names):
             return [f"{outer.qname}.{d.names[0]}"]
         names = [
