@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 
 from codegold.chunking import Chunk, ChunkerConfig, chunk_file
-from codegold.chunking.preprocessor import resolve_conditionals
+from codegold.chunking.preprocessor import blank_macro_comments, resolve_conditionals
 from codegold.corpus.model import FileRole
 from codegold.roles import Role
 
@@ -504,3 +504,46 @@ def test_a_long_two_dimensional_c_table_is_cut_with_its_name_on_every_piece() ->
     assert len(pieces) >= 3
     assert pieces[0].start_line == 3 and pieces[-1].end_line == 36
     assert any("CRT_colors" in c.symbols for c in chunks)
+
+
+#: http-parser's http_parser.h (v2.9.4), HTTP_ERRNO_MAP shortened: a comment heads each
+#: group of entries inside the continued macro.
+ERRNO_MAP = """\
+/* Map for errno-related constants
+ *
+ * The provided argument should be a macro that takes 2 arguments.
+ */
+#define HTTP_ERRNO_MAP(XX)                                           \\
+  /* No error */                                                     \\
+  XX(OK, "success")                                                  \\
+                                                                     \\
+  /* Callback-related errors */                                      \\
+  XX(CB_message_begin, "the on_message_begin callback failed")       \\
+  XX(CB_url, "the on_url callback failed")                           \\
+                                                                     \\
+  /* Parsing-related errors */                                       \\
+  XX(INVALID_EOF_STATE, "stream ended at an unexpected time")        \\
+  XX(HEADER_OVERFLOW,                                                \\
+     "too many header bytes seen; overflow detected")                \\
+  XX(UNKNOWN, "an unknown error occurred")
+
+
+/* Define HPE_* values for each errno value above */
+#define HTTP_ERRNO_GEN(n, s) HPE_##n,
+enum http_errno {
+  HTTP_ERRNO_MAP(HTTP_ERRNO_GEN)
+};
+#undef HTTP_ERRNO_GEN
+"""
+
+
+def test_a_comment_inside_a_continued_macro_does_not_end_it() -> None:
+    blanked = blank_macro_comments(ERRNO_MAP.encode())
+    assert blanked is not None and len(blanked) == len(ERRNO_MAP.encode())
+    assert b"Callback-related" not in blanked and b"Map for errno" in blanked
+    chunks = chunks_of("http_parser.h", ERRNO_MAP)
+    (errno_map,) = [c for c in chunks if c.symbol == "HTTP_ERRNO_MAP"]
+    assert (errno_map.start_line, errno_map.end_line) == (1, 17)
+    assert "/* Callback-related errors */" in errno_map.text
+    assert not [c for c in chunks if 1 < c.start_line <= 17]
+    assert "HTTP_ERRNO_GEN" in {name for c in chunks for name in c.symbols}

@@ -178,7 +178,12 @@ __all__ = [
 #: 21: C and C++ only. A macro defined inside a function is named bare, as every macro
 #: is (``XX``, not ``http_parser_execute.XX``, in the piece of a cut function it starts
 #: in); a one-line ``#define`` there is a symbol of the function's chunk too.
-ALGORITHM_VERSION = "21"
+#: 22: C and C++ only. A ``/* … */`` comment on a continued line of a ``#define`` no
+#: longer ends the macro for the parser (it reads the comment blanked): http-parser's
+#: ``HTTP_ERRNO_MAP`` is one chunk instead of being cut at line 240 with its entries read
+#: as calls; the BSD ``tree.h``/``queue.h`` macros and htop's ``Process_makeCommandStr``
+#: (whose locals were file-level names) parse whole.
+ALGORITHM_VERSION = "22"
 
 
 def chunk_file(

@@ -46,6 +46,9 @@ deflate OF((z_streamp strm, int flush));`` (also ``__P((…))``, ``_ANSI_ARGS_((
 loses the macro's name and its outer parentheses (``int deflate    (z_streamp strm, int
 flush) ;``): the parser would read the macro as the function's name.
 
+A ``/* … */`` comment on a continued line of a ``#define`` is blanked too
+(:func:`blank_macro_comments`): the parser would end the macro there.
+
 Each blanked tail that reads as a function header is reported as an
 :class:`Alternative`: the chunker puts its lines and name into the definition that
 follows, so ``umain`` and ``main`` above are one chunk with both names.
@@ -57,7 +60,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Alternative", "Resolution", "resolve_conditionals"]
+__all__ = ["Alternative", "Resolution", "blank_macro_comments", "resolve_conditionals"]
 
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(\w+)")
 _LINKAGE = re.compile(rb'^[ \t]*extern[ \t]+"C(?:\+\+)?"[ \t]*(?://.*|/\*.*\*/[ \t]*)?$')
@@ -351,6 +354,34 @@ def _argument_macros(source: bytes) -> list[tuple[int, int, int]]:
             continue
         found.append((match.start(1), match.start(2), close))
     return found
+
+
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define\b")
+_BLOCK_COMMENT = re.compile(rb"/\*.*?\*/")
+
+
+def blank_macro_comments(source: bytes) -> bytes | None:
+    """``source`` with the ``/* … */`` comments on the lines of a ``#define`` continued
+    by ``\\`` turned to spaces (same offsets), or None when there are none. The
+    parser ends a macro at a comment followed by a continuation: http-parser's
+    ``HTTP_ERRNO_MAP(XX)``, 46 lines of ``XX(…) \\`` with a ``/* Callback-related errors
+    */ \\`` heading each group, ended at its first heading, and its entries were read as
+    file-level calls."""
+    if b"/*" not in source or b"define" not in source:
+        return None
+    lines = source.split(b"\n")
+    changed = False
+    inside = False
+    for row, line in enumerate(lines):
+        macro = inside or _DEFINE.match(line) is not None
+        continued = line.rstrip(b"\r").endswith(b"\\")
+        if macro and (inside or continued) and b"/*" in line:
+            blanked = _BLOCK_COMMENT.sub(lambda m: b" " * len(m.group(0)), line)
+            if blanked != line:
+                lines[row] = blanked
+                changed = True
+        inside = macro and continued
+    return b"\n".join(lines) if changed else None
 
 
 def resolve_conditionals(source: bytes) -> Resolution | None:

@@ -75,7 +75,11 @@ from codegold.chunking.languages import (
     grammar,
 )
 from codegold.chunking.model import Chunk
-from codegold.chunking.preprocessor import Alternative, resolve_conditionals
+from codegold.chunking.preprocessor import (
+    Alternative,
+    blank_macro_comments,
+    resolve_conditionals,
+)
 from codegold.chunking.window import heuristic_chunks, window_chunks
 from codegold.corpus.model import FileRole
 from codegold.roles import Role
@@ -368,6 +372,9 @@ class _File:
                 self.parse_src = resolution.source
                 self.alternatives = resolution.alternatives
                 self.macro_rows = resolution.macro_rows
+            blanked = blank_macro_comments(self.parse_src)
+            if blanked is not None:
+                self.parse_src = blanked
         #: First rows of definitions whose alternative headers sit above them.
         self.span_floor: dict[int, int] = {}
         #: The parse of ``parse_src``, once :meth:`run` has made it.
