@@ -327,6 +327,116 @@ ROWS = [
         id="c-const-pointer-arrays-in-ifndef",
     ),
     pytest.param(
+        # expressjs/session session/session.js (v1.19.0), trimmed: methods installed by a
+        # helper taking (target, 'name', function), and chai's utils.addMethod
+        "session/session.js",
+        """
+        function Session(req, data) {
+          Object.defineProperty(this, 'req', { value: req });
+        }
+
+        defineMethod(Session.prototype, 'touch', function touch() {
+          return this.resetMaxAge();
+        });
+
+        defineMethod(Session.prototype, 'destroy', function destroy(fn) {
+          delete this.req.session;
+          this.req.sessionStore.destroy(this.id, fn);
+          return this;
+        });
+
+        utils.addMethod(Assertion.prototype, 'within', function (start, finish) {
+          return this.assert(start < finish);
+        });
+
+        function defineMethod(obj, name, fn) {
+          Object.defineProperty(obj, name, { value: fn, writable: true });
+        }
+        """,
+        SOURCE,
+        {"Session", "Session.touch", "Session.destroy", "Assertion.within", "defineMethod"},
+        {"Session.prototype.touch", "obj.name"},
+        ["Session.touch", "Session.destroy", "Assertion.within"],
+        id="js-method-defined-by-helper-call",
+    ),
+    pytest.param(
+        # jashkenas/underscore modules/bind.js, defaults.js, isArray.js and
+        # templateSettings.js (1.13.8): default exports computed by a call or expression,
+        # named by the file
+        "modules/bind.js",
+        """
+        import restArguments from './restArguments.js';
+
+        export default restArguments(function(func, context, args) {
+          if (!isFunction(func)) throw new TypeError('Bind must be called on a function');
+          return executeBound(func, context, args);
+        });
+        """,
+        SOURCE,
+        {"bind"},
+        set(),
+        ["bind"],
+        id="js-default-export-wrapped-function",
+    ),
+    pytest.param(
+        "modules/defaults.js",
+        """
+        import createAssigner from './_createAssigner.js';
+        import allKeys from './allKeys.js';
+
+        // Fill in a given object with default properties.
+        export default createAssigner(allKeys, true);
+        """,
+        SOURCE,
+        {"defaults"},
+        set(),
+        ["defaults"],
+        id="js-default-export-call-value",
+    ),
+    pytest.param(
+        "modules/isArray.js",
+        """
+        import { nativeIsArray } from './_setup.js';
+        import tagTester from './_tagTester.js';
+
+        export default nativeIsArray || tagTester('Array');
+        """,
+        SOURCE,
+        {"isArray"},
+        set(),
+        ["isArray"],
+        id="js-default-export-fallback-value",
+    ),
+    pytest.param(
+        "modules/templateSettings.js",
+        """
+        import _ from './underscore.js';
+
+        export default _.templateSettings = {
+          evaluate: /<%([\\s\\S]+?)%>/g,
+          interpolate: /<%=([\\s\\S]+?)%>/g
+        };
+        """,
+        SOURCE,
+        {"templateSettings", "_.templateSettings"},
+        set(),
+        ["templateSettings", "_.templateSettings"],
+        id="js-default-export-assigned-object",
+    ),
+    pytest.param(
+        # an anonymous default export that only names another definition adds nothing
+        "src/index.ts",
+        """
+        const app = createApp();
+        export default app;
+        """,
+        SOURCE,
+        {"app"},
+        {"index"},
+        ["app"],
+        id="ts-default-export-of-a-name",
+    ),
+    pytest.param(
         # tmux's cmd-find.c (3.7c) and htop's CRT.c (3.5.3): two-dimensional tables, and
         # the pointer declared above one.
         "cmd-find.c",

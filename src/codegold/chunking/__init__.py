@@ -183,7 +183,15 @@ __all__ = [
 #: ``HTTP_ERRNO_MAP`` is one chunk instead of being cut at line 240 with its entries read
 #: as calls; the BSD ``tree.h``/``queue.h`` macros and htop's ``Process_makeCommandStr``
 #: (whose locals were file-level names) parse whole.
-ALGORITHM_VERSION = "22"
+#: 23: JavaScript and TypeScript. A method installed by a top-level helper call taking
+#: (target, 'name', function), ``defineMethod(Session.prototype, 'touch', function touch()
+#: {…})`` (express-session), ``utils.addMethod(Assertion.prototype, 'x', fn)``, is
+#: ``Session.touch``; a default export computed at the export is named by the file: a
+#: function wrapped in a call (``export default restArguments(function (…) {…})`` in
+#: underscore's modules/bind.js is ``bind``), any other call, ``new``, conditional,
+#: ``a || b(…)`` or ``_.templateSettings = {…}`` (also ``_.templateSettings``) a constant
+#: (``defaults``, ``isArray``, ``templateSettings``).
+ALGORITHM_VERSION = "23"
 
 
 def chunk_file(

@@ -182,7 +182,9 @@
     (#match? @_exports "^(module\\.)?exports$")) @definition.constant)
 
 ; Object.defineProperty(obj, 'name', {get ...}) and helpers shaped like it
-; (defineGetter(req, 'host', function host() {...})): `obj.name`.
+; (defineGetter(req, 'host', function host() {...}), express-session's
+; defineMethod(Session.prototype, 'touch', function touch() {...}), chai's
+; utils.addMethod(Assertion.prototype, 'x', fn)): `obj.name`, `Session.touch`.
 (program
   (expression_statement
     (call_expression
@@ -192,12 +194,12 @@
 (program
   (expression_statement
     (call_expression
-      function: (identifier) @_define
+      function: [(identifier) (member_expression)] @_define
       arguments: (arguments
-        . (identifier) @scope
+        . [(identifier) (member_expression)] @scope
         . (string (string_fragment) @name)
-        . [(function_expression) (arrow_function) (object)]))
-    (#match? @_define "^define[A-Z_]")) @definition.function)
+        . [(function_expression) (arrow_function) (generator_function) (object)]))
+    (#match? @_define "(^|\\.)(define[A-Z_]\\w*|add(Method|Property|ChainableMethod|Getter|Setter))$")) @definition.function)
 
 ; ---- members made in a loop over names (computed member assignment) ----
 ;
@@ -314,6 +316,26 @@
   (export_statement
     value: [(function_expression !name) (arrow_function body: (statement_block))] @filename)
   @definition.function)
+; A default export made by a call, `export default restArguments(function (func, context)
+; {…})` in underscore's modules/bind.js, is a function named by the file (`bind`); another
+; value computed at the export, `export default createAssigner(allKeys, true)`,
+; `export default nativeIsArray || tagTester('Array')`, `export default _.templateSettings
+; = {…}` (also `_.templateSettings`), `export default new Store()`, a constant named by
+; the file (`defaults`, `isArray`, `templateSettings`).
+(program
+  (export_statement
+    value: (call_expression
+      arguments: (arguments [(function_expression) (arrow_function) (generator_function)])) @filename)
+  @definition.function)
+(program
+  (export_statement
+    value: [(call_expression)
+            (new_expression)
+            (ternary_expression)
+            (binary_expression right: [(call_expression) (identifier) (member_expression)])
+            (assignment_expression left: (member_expression property: (property_identifier)) @name
+              right: [(object) (call_expression) (identifier) (member_expression)])] @filename)
+  @definition.constant)
 (program
   (expression_statement
     (assignment_expression
