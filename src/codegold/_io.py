@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from array import array
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -30,6 +29,8 @@ FILE_MODE = 0o666 & ~_current_umask()
 def open_atomic(path: str | Path) -> Iterator[BinaryIO]:
     """A binary handle on a temp file beside ``path``; renamed over it only on success."""
     target = Path(path)
+    import tempfile  # (shutil, random and the compressors with it: not at start-up)
+
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:

@@ -17,9 +17,9 @@ from codegold.corpus.policy import PathPolicy
 from codegold.index._msgpack import array_header
 from codegold.index.build import build_index
 from codegold.index.derived import _head, read_derived
-from codegold.index.lexical import SORTED_TERMS
+from codegold.index.lexical import SORTED_TERMS, _read_meta
 from codegold.index.store import CHUNK_ENDS, IndexedChunk, open_index
-from codegold.index.symbols import SymbolTable
+from codegold.index.symbols import StoredSymbols, SymbolTable
 from codegold.retrieve.hybrid import HybridRetriever
 from tests.corpus.gitfixture import make_repo
 
@@ -111,6 +111,61 @@ def test_the_first_open_derives_and_later_opens_reuse_the_same_answers(
         (folder / "chunks.msgpack").read_bytes(), type=list[IndexedChunk]
     )
     assert [loaded.chunks[i] for i in range(len(eager))] == eager
+
+
+def test_later_opens_frame_neither_the_symbol_table_nor_the_vocabulary(
+    index: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With every map a search consults derived once, a later search reads the symbol
+    maps and terms from their sorted copies only: walking the whole symbol table or
+    the term list costs more than the search itself on a large repository."""
+    root, rev = index
+    folder = _folder(root)
+    first = _answers(root, rev)
+    decoded: list[int] = []
+    real = msgspec.json.decode
+
+    def counting(raw: bytes, **kw: object) -> object:
+        decoded.append(len(raw))
+        return real(raw, **kw)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(msgspec.json, "decode", counting)
+    loaded = open_index(root, rev)
+    retriever = HybridRetriever(loaded)
+    again = [
+        [(loaded.chunks[row].chunk_id, score) for row, score in retriever.search(q).ranked]
+        for q in QUERIES
+    ]
+    assert again == first
+    assert isinstance(loaded.symbols, StoredSymbols)
+    assert "_raw" not in loaded.symbols.__dict__  # the table was never framed
+    vocab_size = (folder / "lexical" / "vocab.json").stat().st_size
+    assert vocab_size not in decoded  # nor vocab.json decoded whole
+    meta = _read_meta((folder / "lexical" / "vocab.json").read_bytes(), verified=True)
+    full = real((folder / "lexical" / "vocab.json").read_bytes())
+    assert (meta.n_docs, meta.k1, meta.b) == (full["nDocs"], full["k1"], full["b"])
+    assert loaded.lexical.n_docs == full["nDocs"]
+
+
+def test_a_vocabulary_of_another_shape_or_unverified_is_decoded_whole() -> None:
+    terms_first = b'{"terms":["a",",\\"terms\\":"],"nDocs":3,"k1":1.5,"b":0.5}'
+    for verified in (True, False):
+        meta = _read_meta(terms_first, verified=verified)
+        assert (meta.n_docs, meta.k1, meta.b) == (3, 1.5, 0.5)
+    with pytest.raises(msgspec.ValidationError):
+        _read_meta(b'{"nDocs":3,"k1":1.5,"terms":[]}', verified=True)
+
+
+def test_an_unverified_symbol_table_is_framed_at_once(index: tuple[Path, str]) -> None:
+    root, _ = index
+    path = _folder(root) / "symbols.msgpack"
+    assert "_raw" in StoredSymbols(path.read_bytes()).__dict__
+    with pytest.raises(msgspec.DecodeError):
+        StoredSymbols(path.read_bytes()[:-3])
+    # a verified one is framed when a map must be derived, damage reported then
+    damaged = StoredSymbols(path.read_bytes()[:-3], lambda e: ValueError("damaged"), path, "0" * 64)
+    with pytest.raises(ValueError, match="damaged"):
+        damaged.definitions("handler_3")
 
 
 @pytest.mark.parametrize(

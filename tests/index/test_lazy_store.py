@@ -270,3 +270,37 @@ def test_a_phrase_is_checked_only_against_the_rows_of_a_word_inside_it(tmp_path:
     assert "_lowered" not in vars(loaded.chunks)
     assert loaded.rows_containing("could not rise above zero", 1) == [row]
     assert loaded.rows_containing("could xyzzy rise", 10) == []  # no text holds "xyzzy"
+
+
+SEARCH_PROBE = """
+import atexit, runpy, sys
+report = sys.argv[1]
+sys.argv = ["codegold", *sys.argv[2:]]
+atexit.register(lambda: open(report, "w").write("\\n".join(sorted(sys.modules))))
+runpy.run_module("codegold", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_a_search_imports_no_temp_files_or_archive_modules(
+    built: tuple[Path, Path, str], tmp_path: Path
+) -> None:
+    """A search of a build whose derived files are kept writes nothing, so it leaves
+    tempfile and shutil (and the random and compression modules they pull in)
+    unimported: a search is mostly start-up."""
+    import subprocess
+    import sys
+
+    _, index, _ = built
+    report = tmp_path / "modules.txt"
+    argv = [sys.executable, "-c", SEARCH_PROBE, str(report), "search", "handler_3"]
+    for _ in range(2):  # the first derives and keeps the files the second reads
+        done = subprocess.run(
+            [*argv, "--index", str(index), "--embedder", "none"],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    assert "handler_3" in done.stdout
+    modules = set(report.read_text().split())
+    assert "codegold.retrieve.hybrid" in modules  # it did search
+    assert sorted(m for m in ("tempfile", "shutil", "bz2", "lzma", "random") if m in modules) == []

@@ -6,6 +6,7 @@ vectorised adds: one slice of postings per query term.
 
 from __future__ import annotations
 
+import contextlib
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -117,7 +118,7 @@ class BM25Index:
         """The index saved in ``folder``; ``vocab_sha256`` (the verified digest of its
         ``vocab.json``) lets the sorted term list a previous load derived be reused."""
         raw = (folder / "vocab.json").read_bytes()
-        meta = msgspec.json.decode(raw, type=_Meta)
+        meta = _read_meta(raw, verified=vocab_sha256 is not None)
         indptr = np.load(folder / "indptr.npy")
         return cls(
             _Vocab(raw, folder / SORTED_TERMS, vocab_sha256, size=len(indptr) - 1),
@@ -135,6 +136,22 @@ class _Meta(msgspec.Struct, rename="camel"):
     n_docs: int
     k1: float
     b: float
+
+
+_TERMS_KEY = b',"terms":'
+
+
+def _read_meta(raw: bytes, verified: bool) -> _Meta:
+    """The counts and parameters of ``vocab.json``. :meth:`BM25Index.save` writes its
+    terms last, so a verified file's head holds everything else: decoding only the
+    head skips walking a large vocabulary (a search looks terms up in ``vocab.sorted``).
+    Any other shape is decoded whole, as an unverified file always is."""
+    if verified:
+        at = raw.find(_TERMS_KEY)
+        if at > 0:
+            with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
+                return msgspec.json.decode(raw[:at] + b"}", type=_Meta)
+    return msgspec.json.decode(raw, type=_Meta)
 
 
 class _Terms(msgspec.Struct):

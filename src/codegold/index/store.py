@@ -39,7 +39,6 @@ import heapq
 import mmap
 import os
 import re
-import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -545,6 +544,8 @@ class IndexRoot:
         A folder whose process is still alive belongs to a build running beside this
         one (two runs sharing an index root) and is left alone.
         """
+        import shutil  # (not at start-up: searches never clean)
+
         if self.builds.is_dir():
             for tmp in self.builds.glob(".tmp-*"):
                 if not _builder_alive(tmp.name):

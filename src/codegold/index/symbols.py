@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import chain, repeat
 from pathlib import Path
 
@@ -262,16 +262,25 @@ class StoredSymbols:
         self._damaged = damaged
         self._path = path
         self._sha256 = sha256 if path is not None else None
-        tables = msgspec.msgpack.decode(data, type=_RawTables)
-        self._raw = {
+        self._data = data
+        if self._sha256 is None:
+            _ = self._raw  # a table not verified by digest is framed at once
+        self._names: dict[str, dict[str, msgspec.Raw]] = {}
+        self._sorted: dict[str, SortedKeys] = {}
+        self._rows: dict[tuple[str, str], list[int]] = {}
+
+    @cached_property
+    def _raw(self) -> dict[str, msgspec.Raw]:
+        """Each map's bytes. Framing them walks the whole table (a sympy-sized one
+        costs more than a search), so a verified table whose maps were all derived
+        before is never framed."""
+        tables = msgspec.msgpack.decode(self._data, type=_RawTables)
+        return {
             "defs": tables.defs,
             "defs_lower": tables.defs_lower,
             "refs": tables.refs,
             "refs_norm": tables.refs_norm,
         }
-        self._names: dict[str, dict[str, msgspec.Raw]] = {}
-        self._sorted: dict[str, SortedKeys] = {}
-        self._rows: dict[tuple[str, str], list[int]] = {}
 
     def _sorted_map(self, table: str) -> SortedKeys:
         found = self._sorted.get(table)

@@ -10,7 +10,6 @@ runs.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,8 @@ def save_vectors(path: str | Path, matrix: npt.ArrayLike) -> Path:
     if array.ndim != 2:
         raise InputError(f"vectors must be a 2-D matrix, got shape {array.shape}", file=str(target))
     target.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # (not at start-up: see codegold._io.open_atomic)
+
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".npy", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

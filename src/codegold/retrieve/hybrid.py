@@ -21,7 +21,6 @@ from codegold.index.lexical import top_k
 from codegold.index.store import IndexedChunk, LoadedIndex
 from codegold.index.tokenize import split_identifier, stem
 from codegold.index.vectors import search as vector_search
-from codegold.retrieve import issue
 from codegold.retrieve.config import RetrieverConfig
 from codegold.retrieve.protocol import Retriever as Retriever
 from codegold.retrieve.query import Intent, QueryAnalysis, analyze
@@ -356,6 +355,8 @@ class HybridRetriever:
         indexed file, the chunk spanning the line), innermost frame first."""
         if not analysis.locations:
             return []
+        from codegold.retrieve import issue  # (only traces and issue reports need it)
+
         located = issue.located_rows(self.index, analysis.locations)
         return [(row, 1.0 / (1 + position)) for position, row in located]
 
@@ -692,6 +693,8 @@ class HybridRetriever:
 
     def _search_issue(self, analysis: QueryAnalysis, context: Context | None) -> SearchResult:
         """An issue report: files by aggregated evidence, their best chunks in order."""
+        from codegold.retrieve import issue
+
         cfg = self.config
         evidence, _ = issue.gather(self.index, analysis, cfg)
         files = issue.rank_files(evidence, cfg)
@@ -908,6 +911,8 @@ class HybridRetriever:
     ) -> list[tuple[int, float]]:
         """An issue report's or trace's chunks times their deprecation factor (not those a
         trace frame points into), reordered; scores still fall along the order."""
+        from codegold.retrieve import issue
+
         located = {row for _, row in issue.located_rows(self.index, analysis.locations)}
         out: list[tuple[int, float]] = []
         changed = False
