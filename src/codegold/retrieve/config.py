@@ -42,6 +42,18 @@ ROLE_PREFERENCES: dict[str, dict[str, float]] = {
         "generated": 0.5,
         "migration": 0.5,
     },
+    # "how do I <do something>" (a definition question otherwise): the API that does
+    # it and the docs that show it
+    "how_to": {
+        "definition": 1.0,
+        "declaration": 0.9,
+        "call_site": 0.6,
+        "test": 0.3,
+        "docs": 0.95,
+        "configuration": 0.4,
+        "generated": 0.5,
+        "migration": 0.5,
+    },
     "test": {
         "definition": 0.5,
         "declaration": 0.45,
@@ -164,6 +176,8 @@ class RetrieverConfig:
     # a question about the code (definition, general, configuration intent): test and
     # docs chunks, at most this many before every code chunk has had its turn (0: off)
     max_asides: int = 1
+    # the same for a "how do I <do something>" question (its docs show how)
+    max_asides_how_to: int = 0
     # the same question: test code (by its role, or by a path that reads as a test
     # suite or harness: ``testes/``, ``ltests.h``) and type stubs beside their
     # implementation (``.pyi``, ``.rbs``, ``.d.ts``), at most this many before every

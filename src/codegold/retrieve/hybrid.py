@@ -1092,7 +1092,14 @@ class HybridRetriever:
             intent = analysis.intent
             if intent is Intent.GENERAL and (analysis.errors or analysis.paths):
                 intent = Intent.DEFINITION
-            prefs = cfg.role_preferences.get(intent.value) or cfg.role_preferences["general"]
+            key = intent.value
+            if intent is Intent.DEFINITION and analysis.how_to and "how_to" in cfg.role_preferences:
+                key = "how_to"
+            prefs = cfg.role_preferences.get(key) or cfg.role_preferences["general"]
+            if key == "how_to":
+                # the project's own notes (a changelog, contributing guide) show no
+                # task done: they keep the definition question's docs factor
+                prefs = {**prefs, "notes": cfg.role_preferences["definition"]["docs"]}
             # one table per query: role -> factor (the per-chunk work is a lookup)
             table = {role: 1.0 - cfg.role_strength * (1.0 - v) for role, v in prefs.items()}
             self._roles_for = (analysis, intent, table)
@@ -1117,6 +1124,8 @@ class HybridRetriever:
             and _GO_EXAMPLE.match(chunk.symbol)
         ):
             role = "docs"  # a Go ``ExampleX`` function: documentation godoc shows under X
+        elif role == "docs" and "notes" in table and _PROJECT_NOTES.search(chunk.file):
+            role = "notes"
         factor = table.get(role)
         return 1.0 - cfg.role_strength * 0.5 if factor is None else factor
 
@@ -1222,6 +1231,8 @@ class HybridRetriever:
         named_cap = cfg.max_named if prose and analysis.identifiers else 0
         about_code = analysis.intent in _ASIDE_INTENTS
         aside_cap = cfg.max_asides if about_code else 0
+        if about_code and analysis.how_to and analysis.intent is Intent.DEFINITION:
+            aside_cap = cfg.max_asides_how_to
         tooling_cap = -1
         if about_code and cfg.max_tooling >= 0 and self._tooling_aside(analysis, context):
             tooling_cap = cfg.max_tooling
@@ -1511,6 +1522,13 @@ _ASKS_TYPES = re.compile(
 )
 _TESTING = re.compile(r"(?:^|/)(?:test|tests|testing|fixtures?|mocks?|fakes?)(?:/|\.\w+$)")
 _GO_EXAMPLE = re.compile(r"Example(?:$|[A-Z_])")
+#: a project's notes about itself, not about using it: changelog, release notes,
+#: contributing guide, code of conduct, security policy, authors, licence
+_PROJECT_NOTES = re.compile(
+    r"(?:^|/)(?:change_?log|changes|history|news|releases?|release[-_ ]?notes|contributing|"
+    r"code_of_conduct|security|authors|contributors|licen[cs]e|upgrad(?:e|ing))(?:\.\w+)?$",
+    re.I,
+)
 _VERSION_WORD = re.compile(r"\bv\d+\b")
 
 

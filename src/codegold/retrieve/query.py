@@ -228,6 +228,8 @@ class QueryAnalysis:
     frames: tuple[tuple[str, str], ...] = ()
     # (path, line) a pasted trace points at, the innermost frame first
     locations: tuple[tuple[str, int], ...] = ()
+    # "how do I <do something>": a task to get done with the code (see ``_HOW_TO``)
+    how_to: bool = False
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -365,6 +367,7 @@ def analyze(query: str) -> QueryAnalysis:
         code_identifiers=tuple(dict.fromkeys(code_identifiers)),
         frames=frames,
         locations=trace_locations(query),
+        how_to=_HOW_TO.match(_VALUES.sub(" ", query)) is not None,
     )
 
 
@@ -486,6 +489,16 @@ def _intent_of(query: str) -> Intent:
             return candidate_intent
     return Intent.GENERAL
 
+
+#: "how do I <do something>": a task the asker wants done with the library (its API,
+#: its docs), not a setting changed ("how do I make X …", "stop X from …", "turn off …")
+_HOW_TO = re.compile(
+    r"^\s*how (?:do|can|should|would) (?:i|we|you) (?!(?:make|stop|turn|let|enable|disable|"
+    r"change|set|switch|raise|lower|force|point|keep|allow|prevent|configure|tell|avoid|"
+    r"increase|decrease|limit|customi[sz]e|override|skip|ignore|rename|restrict|require|"
+    r"silence|suppress)\b|get (?:\S+ ){1,3}to\b)",
+    re.I,
+)
 
 #: test words that ask for no tests: code the question names (``assert()``,
 #: ``User.assert(data)``, "the assert method"), a path or glob it quotes
