@@ -1480,12 +1480,13 @@ def _thin(chunk: Any) -> bool:
     return sum(1 for line in chunk.text.split("\n") if not line.lstrip().startswith("#[")) <= 2
 
 
-#: C and C++ headers, where prototypes are declared
 #: methods a plain type or an exception class holds as well (constructors, printing)
 _TYPE_MEMBERS = frozenset(
     ["initialize", "constructor", "init", "new", "to_s", "inspect", "toString", "message"]
 )
+#: how much of a method's name the question must spell for a whole class to act as it
 _METHOD_NAMED = 1 / 3
+#: C and C++ headers, where prototypes are declared
 _HEADER = re.compile(r"\.(?:h|hh|hpp|hxx)$")
 #: a question that asks for the declaration, the header or its documentation
 _ASKS_DECLARATION = re.compile(
