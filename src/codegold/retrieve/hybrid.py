@@ -833,56 +833,89 @@ class HybridRetriever:
                 factors["opened"] = cfg.open_file_named_boost
         return factors
 
+    @staticmethod
+    def _method_candidates(chunk: Any) -> list[str]:
+        """The ``Class.method`` names a class chunk lists for its own members, less
+        constructors, dunders and printing methods (a plain type or an exception class
+        holds them too). Cheap: the chunk's symbols only."""
+        if chunk.kind != "class" or not chunk.symbol:
+            return []
+        prefix = chunk.symbol + "."
+        own = chunk.symbol.rsplit(".", 1)[-1]
+        names = {
+            s[len(prefix) :]
+            for s in chunk.symbols
+            if s.startswith(prefix) and s[len(prefix) :].isidentifier()
+        }
+        return sorted(
+            own + "." + m
+            for m in names
+            if not m.startswith("__") and m != own and m not in _TYPE_MEMBERS
+        )
+
     def _class_methods(self, row: int) -> tuple[str, ...]:
         """The methods a class chunk holds the bodies of (``Class.method``), when it is
         the whole class: no member of it is a chunk of its own (the class was short
         enough not to be split), and the name is written as a function in it
-        (``parse(``, ``def parse``), not only as a field. Constructors, dunders and
-        printing methods are left out: a plain type or an exception class holds them
-        too. psr7's 107-line ``Query`` holds ``Query.parse``; joda-money's
-        ``DefaultCurrencyUnitDataProvider`` its loaders. Empty for other chunks."""
+        (``parse(``, ``def parse``), not only as a field; see
+        :meth:`_method_candidates` for the names left out. psr7's 107-line ``Query``
+        holds ``Query.parse``; joda-money's ``DefaultCurrencyUnitDataProvider`` its
+        loaders. Empty for other chunks."""
         known = self._whole_classes.get(row)
         if known is not None:
             return known
         chunk = self.index.chunks[row]
         found: tuple[str, ...] = ()
-        if chunk.kind == "class" and chunk.symbol:
+        candidates = self._method_candidates(chunk)
+        if candidates and chunk.symbol:
             prefix = chunk.symbol + "."
             chunks = self.index.chunks
             split = any(
                 other != row and any(s.startswith(prefix) for s in chunks[other].symbols)
-                for other in self.index.rows_by_file.get(chunk.file) or ()
+                for other in self._file_rows(row)
             )
             if not split:
-                own = chunk.symbol.rsplit(".", 1)[-1]
-                names = {
-                    s[len(prefix) :]
-                    for s in chunk.symbols
-                    if s.startswith(prefix) and s[len(prefix) :].isidentifier()
-                }
-                found = tuple(
-                    sorted(
-                        own + "." + m
-                        for m in names
-                        if not m.startswith("__")
-                        and m != own
-                        and m not in _TYPE_MEMBERS
-                        and re.search(
-                            rf"\bdef\s+(?:self\.)?{re.escape(m)}\b|\b{re.escape(m)}\s*\(",
-                            chunk.text,
-                        )
-                    )
-                )
+                kept = []
+                for name in candidates:
+                    m = re.escape(name.rsplit(".", 1)[-1])
+                    if re.search(rf"\bdef\s+(?:self\.)?{m}\b|\b{m}\s*\(", chunk.text):
+                        kept.append(name)
+                found = tuple(kept)
         self._whole_classes[row] = found
         return found
+
+    def _file_rows(self, row: int) -> list[int]:
+        """The rows of the chunk's file. A build stores a file's chunks side by side, so
+        the rows around ``row`` with its file are all of them when they are as many as
+        the inventory counts; otherwise (or with no count) the full map is built, which
+        decodes every chunk's head (80 ms on sympy's 39k chunks)."""
+        chunks = self.index.chunks
+        path = chunks[row].file
+        first = last = row
+        while first > 0 and chunks[first - 1].file == path:
+            first -= 1
+        while last + 1 < len(chunks) and chunks[last + 1].file == path:
+            last += 1
+        entry = self.index.inventory_by_path.get(path)
+        if entry is not None and entry.chunks == last - first + 1:
+            return list(range(first, last + 1))
+        return self.index.rows_by_file.get(path) or []
 
     def _acts_as_named(self, row: int, analysis: QueryAnalysis) -> bool:
         """Whether a whole class chunk holds a method whose name the question's words
         spell (:meth:`_name_match` at least a third: "parsing a query string" spells
-        ``Query.parse``): the class then answers as that method's chunk would."""
-        return any(
-            self._name_match(name, analysis) >= _METHOD_NAMED for name in self._class_methods(row)
-        )
+        ``Query.parse``): the class then answers as that method's chunk would. The
+        names are matched first, so the file's other chunks (whether the class was
+        split) are looked at only for a class whose method the question spells."""
+        spelled = [
+            name
+            for name in self._method_candidates(self.index.chunks[row])
+            if self._name_match(name, analysis) >= _METHOD_NAMED
+        ]
+        if not spelled:
+            return False
+        methods = self._class_methods(row)
+        return any(name in methods for name in spelled)
 
     def _deprecation(self, row: int, analysis: QueryAnalysis) -> float:
         """The factor for code marked deprecated (``@Deprecated``, ``@deprecated``, ``//
