@@ -257,14 +257,22 @@ func (f *FlagBase) PostParse() error {
 """
 
 
-def test_one_go_method_name_fills_at_most_two_places(tmp_path: Path) -> None:
-    index = index_files(tmp_path, {**FLAG_VALUES_GO, "flag_impl.go": FLAG_IMPL_GO})
+def _go_set_ranking(
+    index: LoadedIndex,
+) -> tuple[list[str], list[tuple[int, float]], dict[int, Explanation]]:
+    """Four receivers' ``Set`` and ``FlagBase.PostParse``, ranked in that order."""
     order = ["intValue.Set", "floatValue.Set", "uintValue.Set", "boolValue.Set"]
     order.append("FlagBase.PostParse")
     by_name = {c.symbol: row for row, c in enumerate(index.chunks) if c.symbol in order}
     rows = [by_name[name] for name in order]
     ranked = [(row, 1.0 - n / 100) for n, row in enumerate(rows)]
     explanations = {row: Explanation(row) for row in rows}
+    return order, ranked, explanations
+
+
+def test_one_go_method_name_fills_at_most_two_places(tmp_path: Path) -> None:
+    index = index_files(tmp_path, {**FLAG_VALUES_GO, "flag_impl.go": FLAG_IMPL_GO})
+    order, ranked, explanations = _go_set_ranking(index)
     analysis = analyze('could not parse "8080x" as int value from environment variable "PORT"')
 
     def names(config: RetrieverConfig) -> list[str | None]:
@@ -288,12 +296,7 @@ def test_a_go_method_the_open_file_or_query_points_at_is_not_held_back(tmp_path:
     opened = "package cli\n\nvar Port = &uintValue{destination: new(uint)}\n"
     files = {**FLAG_VALUES_GO, "flag_impl.go": FLAG_IMPL_GO, "port.go": opened}
     index = index_files(tmp_path, files)
-    order = ["intValue.Set", "floatValue.Set", "uintValue.Set", "boolValue.Set"]
-    order.append("FlagBase.PostParse")
-    by_name = {c.symbol: row for row, c in enumerate(index.chunks) if c.symbol in order}
-    rows = [by_name[name] for name in order]
-    ranked = [(row, 1.0 - n / 100) for n, row in enumerate(rows)]
-    explanations = {row: Explanation(row) for row in rows}
+    _, ranked, explanations = _go_set_ranking(index)
     retriever = HybridRetriever(index, RetrieverConfig())
 
     def names(query: str, context: Context | None = None) -> list[str | None]:
