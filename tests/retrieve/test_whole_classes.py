@@ -143,3 +143,26 @@ def test_a_whole_class_stays_a_type_when_no_method_of_it_is_named(tmp_path: Path
     ]
     assert head
     assert all(named.explanations[r].factors["shape"] < 1.0 for r in head)
+
+
+def test_a_chunks_file_rows_are_found_beside_it_as_the_full_map_has_them(
+    tmp_path: Path,
+) -> None:
+    # the rule reads a class's file without building rows_by_file (every chunk's head):
+    # a build keeps a file's chunks side by side, counted by the inventory
+    index = index_files(
+        tmp_path,
+        {
+            "src/Query.php": QUERY_PHP,
+            "src/MalformedQueryString.php": QUERY_ERROR_PHP,
+            "src/Uri.php": _uri_php(),
+        },
+    )
+    retriever = HybridRetriever(index)
+    found = {row: retriever._file_rows(row) for row in range(len(index.chunks))}
+    assert "rows_by_file" not in vars(index)  # the full map was never built
+    assert len(index.rows_by_file["src/Uri.php"]) > 2  # a split class: several chunks
+    for file, rows in index.rows_by_file.items():
+        assert index.inventory_by_path[file].chunks == len(rows)
+        for row in rows:
+            assert found[row] == rows
